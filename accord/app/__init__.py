@@ -1,0 +1,1 @@
+"""Application services: load, decide, append, notify. The one place adapters call."""

@@ -1,0 +1,413 @@
+"""Rooms as a service: every adapter (HTTP, CLI, agents) opens, joins, reads and moves
+through these methods. Each write is one transaction: lock, load, decide, append, project."""
+
+import json
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from typing import Any, Final, TypeVar
+
+from sqlalchemy import Connection
+
+from accord.app import ledger
+from accord.app.access import Access, authorize
+from accord.app.notifier import Notifier
+from accord.app.settings import Settings
+from accord.app.tokens import hash_token, new_id, new_nonce, new_token
+from accord.core.chain import ChainHead
+from accord.core.commit import commit
+from accord.core.protocol import Decision
+from accord.core.refusals import Refusal, RefusalCode, Refused, refuse
+from accord.core.times import format_time
+from accord.protocols.rooms import decide, names
+from accord.protocols.rooms.apply import apply, apply_private
+from accord.protocols.rooms.moves import (
+    ConfirmRequest,
+    JoinRequest,
+    ListRequest,
+    MoveRequest,
+    OpenRequest,
+)
+from accord.protocols.rooms.state import PROTOCOL, Actor, RoomState, Seat, expires_at
+from accord.protocols.rooms.views import confirmations, view
+from accord.store import records
+from accord.store.database import Database
+
+NAME_TRIES: Final = 24
+
+JSONBody = dict[str, Any]
+T = TypeVar("T")
+
+
+@dataclass
+class _Loaded:
+    """A room inside a write transaction: its state and where its chain ends."""
+
+    state: RoomState
+    head: ChainHead
+    appended: bool = False
+
+
+class Rooms:
+    def __init__(
+        self,
+        db: Database,
+        settings: Settings,
+        *,
+        clock: Callable[[], datetime],
+        notifier: Notifier | None = None,
+    ) -> None:
+        self._db = db
+        self._settings = settings
+        self._policy = settings.room_policy
+        self._clock = clock
+        self._notifier = notifier or Notifier()
+
+    # -- writes --------------------------------------------------------------------------
+
+    def open(self, request: OpenRequest) -> JSONBody:
+        room_id = new_id("room")
+        nonce = new_nonce()
+        seat_token, owner_token = new_token("seat"), new_token("owner")
+        invite_token = new_token("invite")
+
+        def txn(conn: Connection) -> JSONBody:
+            now = self._clock()
+            name = self._free_name(conn)
+            decision = decide.open_room(
+                request, room_id=room_id, name=name, nonce=nonce, now=now, policy=self._policy
+            )
+            if isinstance(decision, Refusal):
+                raise Refused(decision)
+            ts = format_time(now)
+            records.insert_negotiation(conn, room_id, PROTOCOL, name=name, now=ts)
+            for token, party, kind in (
+                (seat_token, Seat.OPENER, "seat"),
+                (owner_token, Seat.OPENER, "owner"),
+                (invite_token, Seat.JOINER, "invite"),
+            ):
+                records.insert_credential(conn, hash_token(token), room_id, party, kind, ts)
+            loaded = self._append(conn, room_id, None, ChainHead(), decision, now)
+            room = loaded.state
+            return {
+                "room": self._view(room, Seat.OPENER),
+                "seat_token": seat_token,
+                "owner_token": owner_token,
+                "limits_opening": _opening(room, Seat.OPENER),
+                "invite": {
+                    "token": invite_token,
+                    "url": f"{self._settings.base_url}/rooms/join#{invite_token}",
+                    "expires_at": room.invite_expires_at,
+                },
+            }
+
+        return self._write(txn)
+
+    def join(self, request: JoinRequest) -> JSONBody:
+        nonce = new_nonce()
+        seat_token, owner_token = new_token("seat"), new_token("owner")
+        invalid = refuse(
+            RefusalCode.INVITE_INVALID, "This invite was used, has expired or is unknown."
+        )
+
+        def txn(conn: Connection) -> JSONBody | Refused:
+            invite_hash = hash_token(request.invite_token)
+            found = records.find_credentials(conn, [invite_hash]).get(invite_hash)
+            if found is None or found.kind != "invite":
+                return invalid
+            loaded = self._lock(conn, found.negotiation_id)
+            now = self._clock()
+            self._expire_if_due(conn, loaded, now)
+            decision = decide.join_room(loaded.state, request, nonce=nonce)
+            if isinstance(decision, Refusal):
+                return Refused(decision)
+            ts = format_time(now)
+            room_id = loaded.state.room_id
+            records.insert_credential(
+                conn, hash_token(seat_token), room_id, Seat.JOINER, "seat", ts
+            )
+            records.insert_credential(
+                conn, hash_token(owner_token), room_id, Seat.JOINER, "owner", ts
+            )
+            self._append_loaded(conn, loaded, decision, now)
+            return {
+                "room": self._view(loaded.state, Seat.JOINER),
+                "seat_token": seat_token,
+                "owner_token": owner_token,
+                "limits_opening": _opening(loaded.state, Seat.JOINER),
+            }
+
+        return self._write(txn)
+
+    def move(self, token: str | None, room_id: str, request: MoveRequest) -> tuple[int, JSONBody]:
+        request_hash = commit(request.model_dump(mode="json", exclude_none=True))
+
+        def txn(conn: Connection) -> tuple[int, JSONBody] | Refused:
+            access = authorize(conn, token, room_id)
+            loaded = self._lock(conn, room_id)
+            seat = Seat(access.party)
+            if request.message_id is not None:
+                seen = records.find_remembered(conn, room_id, seat, request.message_id)
+                if seen is not None:
+                    if seen.request_hash != request_hash:
+                        return refuse(
+                            RefusalCode.MESSAGE_ID_REUSED,
+                            "This message_id was used with a different move; use a new one.",
+                        )
+                    return seen.status, json.loads(seen.response)
+            now = self._clock()
+            self._expire_if_due(conn, loaded, now)
+            actor = Actor(seat, access.is_owner)
+            decision = decide.decide_move(loaded.state, request, actor, now=now)
+            if isinstance(decision, Refusal):
+                return Refused(decision)
+            before = loaded.head.next_seq
+            self._append_loaded(conn, loaded, decision, now, message_id=request.message_id)
+            room = self._view(loaded.state, seat)
+            if decision.public:
+                status, body = 200, {"room": room, "move": self._envelope_at(conn, room_id, before)}
+            else:
+                pending = confirmations(loaded.state, seat)[0]
+                status, body = 202, {"room": room, "confirmation": pending.model_dump(mode="json")}
+            if request.message_id is not None:
+                records.remember(
+                    conn,
+                    room_id,
+                    seat,
+                    request.message_id,
+                    request_hash=request_hash,
+                    status=status,
+                    response=json.dumps(body),
+                )
+            return status, body
+
+        return self._write(txn)
+
+    def confirm(
+        self, token: str | None, room_id: str, confirmation_id: str, request: ConfirmRequest
+    ) -> JSONBody:
+        def txn(conn: Connection) -> JSONBody | Refused:
+            access = authorize(conn, token, room_id)
+            loaded = self._lock(conn, room_id)
+            now = self._clock()
+            self._expire_if_due(conn, loaded, now)
+            actor = Actor(Seat(access.party), access.is_owner)
+            decision = decide.confirm(
+                loaded.state, actor, confirmation_id, request.decision, now=now
+            )
+            if isinstance(decision, Refusal):
+                return Refused(decision)
+            self._append_loaded(conn, loaded, decision, now)
+            return {"room": self._view(loaded.state, actor.seat)}
+
+        return self._write(txn)
+
+    def sweep(self) -> list[str]:
+        """Record every expiry that is due; safe to run from several processes at once."""
+        now = self._clock()
+        due = self._db.read(lambda conn: records.due_negotiations(conn, PROTOCOL, format_time(now)))
+        expired = []
+        for room_id in due:
+
+            def txn(conn: Connection, room_id: str = room_id) -> bool:
+                loaded = self._lock(conn, room_id)
+                return self._expire_if_due(conn, loaded, self._clock())
+
+            if self._db.write(txn):
+                expired.append(room_id)
+        if expired:
+            self._notifier.notify()
+        return expired
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def show(self, token: str | None, room_id: str) -> JSONBody:
+        access, state = self._read_current(token, room_id)
+        return self._view(state, Seat(access.party))
+
+    def pending(self, token: str | None, room_id: str) -> JSONBody:
+        access, state = self._read_current(token, room_id)
+        if not access.is_owner:
+            raise refuse(RefusalCode.FORBIDDEN, "Only the seat's owner sees its confirmations.")
+        items = confirmations(state, Seat(access.party))
+        return {"confirmations": [c.model_dump(mode="json") for c in items]}
+
+    def log(self, token: str | None, room_id: str) -> JSONBody:
+        def read(conn: Connection) -> list[Any]:
+            authorize(conn, token, room_id)
+            return [json.loads(body) for body in records.read_log_bodies(conn, room_id)]
+
+        self._expire_on_access(room_id)
+        return {"envelopes": self._db.read(read)}
+
+    def list_rooms(self, request: ListRequest) -> JSONBody:
+        hashes = [hash_token(t) for t in request.tokens]
+        found = self._db.read(lambda conn: records.find_credentials(conn, hashes))
+        seats: dict[str, set[str]] = {}
+        for credential in found.values():
+            if credential.kind in ("seat", "owner"):
+                seats.setdefault(credential.negotiation_id, set()).add(credential.party)
+        rooms = []
+        for room_id in sorted(seats):
+            self._expire_on_access(room_id)
+            state = self._db.read(partial(self._load, room_id=room_id))
+            if state.is_final and not request.include_closed:
+                continue
+            for party in sorted(seats[room_id]):
+                rooms.append(
+                    {
+                        "room_id": room_id,
+                        "name": state.name,
+                        "seat": party,
+                        "state": state.status,
+                        "your_turn": state.turn == party,
+                        "deadline": state.deadline,
+                    }
+                )
+        return {"rooms": rooms}
+
+    def authorize(self, token: str | None, room_id: str) -> Access:
+        return self._db.read(lambda conn: authorize(conn, token, room_id))
+
+    def events(self, access: Access, after: int) -> list[records.EventRow]:
+        self._expire_on_access(access.negotiation_id)
+        return self._db.read(
+            lambda conn: records.read_events(
+                conn,
+                access.negotiation_id,
+                party=access.party,
+                is_owner=access.is_owner,
+                after=after,
+            )
+        )
+
+    @property
+    def notifier(self) -> Notifier:
+        return self._notifier
+
+    # -- the machinery -------------------------------------------------------------------
+
+    def _write(self, txn: Callable[[Connection], T | Refused]) -> T:
+        """Run a write; a refusal returned (not raised) keeps what the transaction recorded
+        before it, such as a due expiry."""
+        result = self._db.write(txn)
+        self._notifier.notify()
+        if isinstance(result, Refused):
+            raise result
+        return result
+
+    def _read_current(self, token: str | None, room_id: str) -> tuple[Access, RoomState]:
+        def read(conn: Connection) -> tuple[Access, RoomState]:
+            return authorize(conn, token, room_id), self._load(conn, room_id)
+
+        access, state = self._db.read(read)
+        if decide.expire(state, now=self._clock(), policy=self._policy) is not None:
+            self._expire_on_access(room_id)
+            access, state = self._db.read(read)
+        return access, state
+
+    def _expire_on_access(self, room_id: str) -> None:
+        state = self._db.read(lambda conn: self._load(conn, room_id))
+        if decide.expire(state, now=self._clock(), policy=self._policy) is None:
+            return
+
+        def txn(conn: Connection) -> bool:
+            return self._expire_if_due(conn, self._lock(conn, room_id), self._clock())
+
+        if self._db.write(txn):
+            self._notifier.notify()
+
+    def _load(self, conn: Connection, room_id: str) -> RoomState:
+        row = records.read_negotiation(conn, room_id)
+        if row is None or row.protocol != PROTOCOL:
+            raise refuse(RefusalCode.ROOM_NOT_FOUND, "No such room; check the room id.")
+        return RoomState.model_validate_json(row.state)
+
+    def _lock(self, conn: Connection, room_id: str) -> _Loaded:
+        row = records.lock_negotiation(conn, room_id)
+        if row is None or row.protocol != PROTOCOL:
+            raise refuse(RefusalCode.ROOM_NOT_FOUND, "No such room; check the room id.")
+        return _Loaded(RoomState.model_validate_json(row.state), row.head)
+
+    def _expire_if_due(self, conn: Connection, loaded: _Loaded, now: datetime) -> bool:
+        decision = decide.expire(loaded.state, now=now, policy=self._policy)
+        if decision is None:
+            return False
+        self._append_loaded(conn, loaded, decision, now)
+        return True
+
+    def _append_loaded(
+        self,
+        conn: Connection,
+        loaded: _Loaded,
+        decision: Decision,
+        now: datetime,
+        *,
+        message_id: str | None = None,
+    ) -> None:
+        fresh = self._append(
+            conn, loaded.state.room_id, loaded.state, loaded.head, decision, now, message_id
+        )
+        loaded.state, loaded.head, loaded.appended = fresh.state, fresh.head, True
+
+    def _append(
+        self,
+        conn: Connection,
+        room_id: str,
+        state: RoomState | None,
+        head: ChainHead,
+        decision: Decision,
+        now: datetime,
+        message_id: str | None = None,
+    ) -> _Loaded:
+        ts = format_time(now)
+        name = state.name if state else decision.public[0].payload["name"]
+        appended = ledger.append(
+            conn,
+            room_id,
+            head,
+            decision,
+            ts=ts,
+            message_id=message_id,
+            notice_fields={"room_id": room_id, "name": name},
+        )
+        for envelope in appended.public:
+            state = apply(state, envelope)
+        assert state is not None
+        for party, record in appended.private:
+            state = apply_private(state, Seat(party), record)
+        records.save_projection(
+            conn,
+            room_id,
+            head=appended.head,
+            state=state.model_dump_json(),
+            is_final=state.is_final,
+            expires_at=expires_at(state, self._policy),
+            now=ts,
+        )
+        return _Loaded(state, appended.head, True)
+
+    def _envelope_at(self, conn: Connection, room_id: str, seq: int) -> Any:
+        bodies = records.read_log_bodies(conn, room_id)
+        return json.loads(bodies[seq])
+
+    def _free_name(self, conn: Connection) -> str:
+        rng = secrets.SystemRandom()
+        sizes = (len(names.ADJECTIVES), len(names.ANIMALS))
+        for attempt in range(NAME_TRIES):
+            suffix = 0 if attempt < NAME_TRIES // 2 else rng.randrange(2, 10_000)
+            name = names.room_name(rng.randrange(sizes[0]), rng.randrange(sizes[1]), suffix)
+            if not records.is_name_live(conn, name):
+                return name
+        return names.room_name(0, 0, rng.randrange(10_000, 10**9))
+
+    def _view(self, state: RoomState, seat: Seat) -> JSONBody:
+        room = view(state, seat, policy=self._policy, base_url=self._settings.base_url)
+        return room.model_dump(mode="json")
+
+
+def _opening(state: RoomState, seat: Seat) -> JSONBody:
+    mine = state.seat_private(seat)
+    return {"nonce": mine.nonce, "limits": mine.limits}

@@ -1,0 +1,1 @@
+"""The kernel: envelopes, commitments, chains, refusals, money and the protocol interface."""

@@ -1,0 +1,53 @@
+"""Refusals: the one list of stable machine codes, and the value that carries one."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class RefusalCode(StrEnum):
+    """Stable codes: lower_snake, never renamed or reused."""
+
+    UNAUTHENTICATED = "unauthenticated"
+    FORBIDDEN = "forbidden"
+    MESSAGE_ID_REUSED = "message_id_reused"
+    ROOM_NOT_FOUND = "room_not_found"
+    NOT_FOUND = "not_found"
+    INVALID_REQUEST = "invalid_request"
+    INVALID_TERMS = "invalid_terms"
+    INVALID_DEADLINE = "invalid_deadline"
+    OUTSIDE_OWN_LIMITS = "outside_own_limits"
+    NO_CHANGE = "no_change"
+    NOT_YOUR_TURN = "not_your_turn"
+    MOVE_NOT_ALLOWED = "move_not_allowed"
+    STALE_TERMS = "stale_terms"
+    RACED = "raced"
+    CONFIRMATION_PENDING = "confirmation_pending"
+    CONFIRMATION_NOT_FOUND = "confirmation_not_found"
+    ROOM_FINAL = "room_final"
+    INVITE_INVALID = "invite_invalid"
+    ROOM_OPEN = "room_open"
+    RATE_LIMITED = "rate_limited"
+    INTERNAL = "internal"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A user mistake, told with a code, a message that says what to do, and details."""
+
+    code: RefusalCode
+    message: str
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Refused(Exception):
+    """The one exception for expected failures; adapters map it to their own shape."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(f"{refusal.code}: {refusal.message}")
+        self.refusal = refusal
+
+
+def refuse(code: RefusalCode, message: str, **details: Any) -> Refused:
+    return Refused(Refusal(code, message, details))

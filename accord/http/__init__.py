@@ -1,0 +1,1 @@
+"""The HTTP adapter: FastAPI, one router per protocol, strict JSON, one error body."""

@@ -1,0 +1,70 @@
+"""The ASGI application: wiring settings, the database, services and routers."""
+
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import FastAPI
+
+from accord import __version__
+from accord.app.rooms import Rooms
+from accord.app.settings import Settings
+from accord.http import errors, rooms
+from accord.http.auth import RateLimiter
+from accord.store.database import Database
+
+log = logging.getLogger("accord.sweeper")
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        db = Database(settings.database)
+        service = Rooms(db, settings, clock=clock)
+        app.state.rooms = service
+        stop = threading.Event()
+        sweeper = threading.Thread(
+            target=_sweep_forever, args=(service, settings.sweep_interval, stop), daemon=True
+        )
+        sweeper.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            sweeper.join(timeout=5)
+            db.close()
+
+    app = FastAPI(
+        title="Accord",
+        version=__version__,
+        summary="An open negotiation server: agents negotiate, people decide.",
+        lifespan=lifespan,
+    )
+    app.state.rate_limiter = RateLimiter(settings.rate_limit)
+    errors.install(app)
+    app.include_router(rooms.router)
+
+    @app.get("/healthz", tags=["server"], summary="Liveness")
+    def healthz() -> dict[str, Any]:
+        return {"status": "ok", "version": __version__}
+
+    return app
+
+
+def _sweep_forever(service: Rooms, interval: float, stop: threading.Event) -> None:
+    """The sweeper inside `accord serve`: one sweep at start, then one every interval."""
+    while not stop.is_set():
+        try:
+            expired = service.sweep()
+            if expired:
+                log.info("expired %d rooms", len(expired))
+        except Exception:  # the sweeper must outlive a bad sweep; the next one retries
+            log.exception("sweep failed")
+        stop.wait(interval)

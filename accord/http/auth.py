@@ -1,0 +1,52 @@
+"""Bearer credentials and the per-credential rate limit."""
+
+import threading
+import time
+from collections import deque
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from accord.core.refusals import RefusalCode, refuse
+
+_scheme = HTTPBearer(auto_error=False, description="A seat, owner or merchant credential.")
+
+
+class RateLimiter:
+    """At most `per_minute` requests per credential in any sliding minute (0: no limit)."""
+
+    def __init__(self, per_minute: int) -> None:
+        self._per_minute = per_minute
+        self._lock = threading.Lock()
+        self._seen: dict[str, deque[float]] = {}
+
+    def check(self, key: str) -> None:
+        if self._per_minute <= 0:
+            return
+        now = time.monotonic()
+        with self._lock:
+            window = self._seen.setdefault(key, deque())
+            while window and window[0] <= now - 60:
+                window.popleft()
+            if len(window) >= self._per_minute:
+                retry_after = max(1, int(60 - (now - window[0])) + 1)
+                raise refuse(
+                    RefusalCode.RATE_LIMITED,
+                    "Too many requests with this credential; wait and try again.",
+                    retry_after=retry_after,
+                )
+            window.append(now)
+
+
+def bearer(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_scheme)],
+) -> str | None:
+    token = credentials.credentials if credentials else None
+    limiter: RateLimiter = request.app.state.rate_limiter
+    limiter.check(token or f"ip:{request.client.host if request.client else '-'}")
+    return token
+
+
+Bearer = Annotated[str | None, Depends(bearer)]

@@ -1,0 +1,108 @@
+"""One error body everywhere: `{"error": {"code", "message", ...details}}`, one status table."""
+
+import logging
+from collections.abc import Mapping
+from typing import Any, Final
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from accord.core.refusals import RefusalCode, Refused
+
+log = logging.getLogger("accord.http")
+
+STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
+    RefusalCode.UNAUTHENTICATED: 401,
+    RefusalCode.FORBIDDEN: 403,
+    RefusalCode.MESSAGE_ID_REUSED: 409,
+    RefusalCode.ROOM_NOT_FOUND: 404,
+    RefusalCode.NOT_FOUND: 404,
+    RefusalCode.INVALID_REQUEST: 400,
+    RefusalCode.INVALID_TERMS: 422,
+    RefusalCode.INVALID_DEADLINE: 422,
+    RefusalCode.OUTSIDE_OWN_LIMITS: 422,
+    RefusalCode.NO_CHANGE: 422,
+    RefusalCode.NOT_YOUR_TURN: 409,
+    RefusalCode.MOVE_NOT_ALLOWED: 409,
+    RefusalCode.STALE_TERMS: 409,
+    RefusalCode.RACED: 409,
+    RefusalCode.CONFIRMATION_PENDING: 409,
+    RefusalCode.CONFIRMATION_NOT_FOUND: 404,
+    RefusalCode.ROOM_FINAL: 409,
+    RefusalCode.INVITE_INVALID: 410,
+    RefusalCode.ROOM_OPEN: 409,
+    RefusalCode.RATE_LIMITED: 429,
+    RefusalCode.INTERNAL: 500,
+}
+
+
+class BadJSON(HTTPException):
+    """The body is not strict JSON (malformed, duplicate keys, NaN): invalid_request."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(status_code=400, detail=reason)
+        self.reason = reason
+
+
+def error_body(code: RefusalCode, message: str, **details: Any) -> dict[str, Any]:
+    return {"error": {"code": str(code), "message": message, **details}}
+
+
+def error_response(
+    code: RefusalCode, message: str, *, headers: Mapping[str, str] | None = None, **details: Any
+) -> JSONResponse:
+    return JSONResponse(
+        error_body(code, message, **details), status_code=STATUS_BY_CODE[code], headers=headers
+    )
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    return ".".join(parts) or "body"
+
+
+async def _refused(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, Refused)
+    refusal = exc.refusal
+    headers = None
+    if "retry_after" in refusal.details:
+        headers = {"Retry-After": str(refusal.details["retry_after"])}
+    return error_response(refusal.code, refusal.message, headers=headers, **refusal.details)
+
+
+async def _invalid(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    fields = {_field_path(tuple(e["loc"])): e["msg"] for e in exc.errors()}
+    return error_response(
+        RefusalCode.INVALID_REQUEST, "Fix the request: see fields for what is wrong.", fields=fields
+    )
+
+
+async def _http(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    if isinstance(exc, BadJSON):
+        return error_response(
+            RefusalCode.INVALID_REQUEST, "Send a strict JSON body.", reason=exc.reason
+        )
+    if exc.status_code == 404:
+        return error_response(RefusalCode.NOT_FOUND, "No such endpoint; see /openapi.json.")
+    if exc.status_code == 405:
+        return JSONResponse(
+            error_body(RefusalCode.INVALID_REQUEST, "This endpoint does not take that method."),
+            status_code=405,
+        )
+    return error_response(RefusalCode.INVALID_REQUEST, str(exc.detail))
+
+
+async def _internal(_request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error", exc_info=exc)
+    return error_response(RefusalCode.INTERNAL, "Something went wrong on our side; try again.")
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(Refused, _refused)
+    app.add_exception_handler(RequestValidationError, _invalid)
+    app.add_exception_handler(StarletteHTTPException, _http)
+    app.add_exception_handler(Exception, _internal)

@@ -1,0 +1,1 @@
+"""Protocols: pure rules over frozen state, one package per table."""

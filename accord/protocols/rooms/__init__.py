@@ -1,0 +1,1 @@
+"""Rooms: two seats settle typed terms (spec/rooms-and-turns.md, spec/rooms-api.md)."""

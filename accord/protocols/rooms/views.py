@@ -1,0 +1,149 @@
+"""What a seat sees of its room: the only way room state leaves the protocol.
+
+A view never holds the other seat's limits, nonce, tokens or pending confirmation.
+"""
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from accord.protocols.rooms import schema
+from accord.protocols.rooms.state import (
+    Approval,
+    MoveEntry,
+    RoomPolicy,
+    RoomState,
+    Seat,
+    Status,
+    Table,
+    expires_at,
+)
+
+
+class View(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class PendingView(View):
+    id: str
+    type: str
+    subject_hash: str | None = None
+
+
+class RoomView(View):
+    room_id: str
+    name: str
+    title: str
+    seq: int
+    state: Status
+    seat: Seat
+    your_turn: bool
+    turn: Seat | None
+    subject_schema: dict[str, Any]
+    table: Table | None
+    approvals: list[Approval]
+    pending_confirmation: PendingView | None
+    deadline: str | None
+    expires_at: str | None = Field(description="When the room expires if nothing happens.")
+    circling: bool
+    limits_compatible: bool | None
+    incompatible_fields: list[str]
+    outside_your_limits: list[str]
+    your_limits: dict[str, Any]
+    moves: list[dict[str, Any]] = Field(
+        description="The last 50 moves, oldest first: {seq, seat, type, terms?, subject_hash?, "
+        "message?, deadline?, at}."
+    )
+    moves_total: int
+    receipt_url: str | None
+    created_at: str
+    updated_at: str
+
+
+class ConfirmationView(View):
+    id: str
+    type: str
+    requested_at: str
+    subject_hash: str | None
+    message: str | None
+    terms: dict[str, Any] | None = Field(description="The terms the move would settle on.")
+    fields: list[dict[str, Any]] = Field(description="The terms field by field.")
+    outside_your_limits: list[str]
+
+
+def _move_view(entry: MoveEntry) -> dict[str, Any]:
+    return entry.model_dump(mode="json", exclude={"via"}, exclude_none=True)
+
+
+def view(state: RoomState, seat: Seat, *, policy: RoomPolicy, base_url: str) -> RoomView:
+    mine = state.seat_private(seat)
+    pending = mine.pending if not state.is_final else None
+    outside = (
+        schema.outside_limits(state.subject_schema, mine.limits, state.table.terms)
+        if state.table is not None
+        else []
+    )
+    return RoomView(
+        room_id=state.room_id,
+        name=state.name,
+        title=state.title,
+        seq=state.seq,
+        state=state.status,
+        seat=seat,
+        your_turn=state.turn is seat,
+        turn=state.turn,
+        subject_schema=state.subject_schema,
+        table=state.table,
+        approvals=list(state.approvals),
+        pending_confirmation=PendingView(
+            id=pending.id, type=pending.type, subject_hash=pending.subject_hash
+        )
+        if pending
+        else None,
+        deadline=state.deadline if not state.is_final else None,
+        expires_at=expires_at(state, policy),
+        circling=state.is_circling and not state.is_final,
+        limits_compatible=state.limits_compatible,
+        incompatible_fields=list(state.incompatible_fields),
+        outside_your_limits=outside,
+        your_limits=mine.limits,
+        moves=[_move_view(m) for m in state.moves],
+        moves_total=state.moves_total,
+        receipt_url=f"{base_url}/v1/rooms/{state.room_id}/receipt" if state.is_final else None,
+        created_at=state.created_at,
+        updated_at=state.updated_at,
+    )
+
+
+def confirmations(state: RoomState, seat: Seat) -> list[ConfirmationView]:
+    """The owner's pending confirmations (one at a time), with the terms field by field."""
+    mine = state.seat_private(seat)
+    pending = mine.pending
+    if pending is None or state.is_final:
+        return []
+    table = state.table
+    terms = table.terms if table is not None and pending.type == "approve" else None
+    outside = schema.outside_limits(state.subject_schema, mine.limits, terms or {})
+    fields = [
+        {
+            "name": name,
+            "label": spec.get("label", name),
+            "type": spec["type"],
+            "value": terms.get(name),
+            "outside_your_limits": name in outside,
+        }
+        for name, spec in state.subject_schema.items()
+        if terms is not None and name in terms
+    ]
+    return [
+        ConfirmationView(
+            id=pending.id,
+            type=pending.type,
+            requested_at=pending.requested_at,
+            subject_hash=pending.subject_hash,
+            message=pending.message,
+            terms=terms,
+            fields=fields,
+            outside_your_limits=outside,
+        )
+    ]

@@ -1,0 +1,306 @@
+"""Reading and writing rows: negotiations, logs, private records, credentials, idempotency,
+events. Functions of a Connection, so that callers choose the transaction."""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, and_, func, insert, or_, select, update
+
+from accord.core.chain import ChainHead
+from accord.core.commit import Hash, commit_bytes
+from accord.core.envelope import Envelope
+from accord.core.jsonio import canonical, parse_canonical
+from accord.store.tables import (
+    credentials,
+    envelopes,
+    events,
+    idempotency,
+    negotiations,
+    private_records,
+)
+
+
+@dataclass(frozen=True)
+class NegotiationRow:
+    id: str
+    protocol: str
+    name: str | None
+    seq: int
+    head_hash: Hash | None
+    state: str
+    is_final: bool
+
+    @property
+    def head(self) -> ChainHead:
+        return ChainHead(self.seq + 1, self.head_hash)
+
+
+def lock_negotiation(conn: Connection, negotiation_id: str) -> NegotiationRow | None:
+    """The negotiation's row, locked for this transaction (SQLite holds the database lock)."""
+    query = select(negotiations).where(negotiations.c.id == negotiation_id)
+    if conn.dialect.name == "postgresql":
+        query = query.with_for_update()
+    return _row(conn.execute(query).first())
+
+
+def read_negotiation(conn: Connection, negotiation_id: str) -> NegotiationRow | None:
+    return _row(
+        conn.execute(select(negotiations).where(negotiations.c.id == negotiation_id)).first()
+    )
+
+
+def _row(row: object) -> NegotiationRow | None:
+    if row is None:
+        return None
+    m = row._mapping  # type: ignore[attr-defined]  # a SQLAlchemy Row
+    return NegotiationRow(
+        m["id"], m["protocol"], m["name"], m["seq"], m["head_hash"], m["state"], m["is_final"]
+    )
+
+
+def insert_negotiation(
+    conn: Connection, negotiation_id: str, protocol: str, *, name: str | None, now: str
+) -> None:
+    conn.execute(
+        insert(negotiations).values(
+            id=negotiation_id,
+            protocol=protocol,
+            name=name,
+            seq=-1,
+            head_hash=None,
+            state="{}",
+            is_final=False,
+            expires_at=None,
+            created_at=now,
+            updated_at=now,
+        )
+    )
+
+
+def save_projection(
+    conn: Connection,
+    negotiation_id: str,
+    *,
+    head: ChainHead,
+    state: str,
+    is_final: bool,
+    expires_at: str | None,
+    now: str,
+) -> None:
+    conn.execute(
+        update(negotiations)
+        .where(negotiations.c.id == negotiation_id)
+        .values(
+            seq=head.next_seq - 1,
+            head_hash=head.head,
+            state=state,
+            is_final=is_final,
+            expires_at=expires_at,
+            updated_at=now,
+        )
+    )
+
+
+def is_name_live(conn: Connection, name: str) -> bool:
+    query = select(negotiations.c.id).where(
+        negotiations.c.name == name, negotiations.c.is_final.is_(False)
+    )
+    return conn.execute(query).first() is not None
+
+
+def due_negotiations(conn: Connection, protocol: str, now: str, limit: int = 500) -> list[str]:
+    query = (
+        select(negotiations.c.id)
+        .where(
+            negotiations.c.protocol == protocol,
+            negotiations.c.is_final.is_(False),
+            negotiations.c.expires_at <= now,
+        )
+        .order_by(negotiations.c.expires_at)
+        .limit(limit)
+    )
+    return list(conn.execute(query).scalars())
+
+
+def all_negotiation_ids(conn: Connection) -> list[tuple[str, str]]:
+    query = select(negotiations.c.id, negotiations.c.protocol).order_by(negotiations.c.id)
+    return [(row.id, row.protocol) for row in conn.execute(query)]
+
+
+def insert_envelope(conn: Connection, negotiation_id: str, envelope: Envelope) -> Hash:
+    """Store the canonical bytes and return the envelope's commitment (the next prev_hash)."""
+    body = canonical(envelope.to_json())
+    conn.execute(
+        insert(envelopes).values(
+            negotiation_id=negotiation_id,
+            seq=envelope.seq,
+            type=envelope.type,
+            body=body.decode(),
+        )
+    )
+    return commit_bytes(body)
+
+
+def read_log(conn: Connection, negotiation_id: str) -> list[Envelope]:
+    query = (
+        select(envelopes.c.body)
+        .where(envelopes.c.negotiation_id == negotiation_id)
+        .order_by(envelopes.c.seq)
+    )
+    return [Envelope.from_json(parse_canonical(b.encode())) for b in conn.execute(query).scalars()]
+
+
+def read_log_bodies(conn: Connection, negotiation_id: str) -> list[bytes]:
+    query = (
+        select(envelopes.c.body)
+        .where(envelopes.c.negotiation_id == negotiation_id)
+        .order_by(envelopes.c.seq)
+    )
+    return [b.encode() for b in conn.execute(query).scalars()]
+
+
+def private_head(conn: Connection, negotiation_id: str, party: str) -> ChainHead:
+    query = (
+        select(private_records.c.seq, private_records.c.body)
+        .where(private_records.c.negotiation_id == negotiation_id, private_records.c.party == party)
+        .order_by(private_records.c.seq.desc())
+        .limit(1)
+    )
+    row = conn.execute(query).first()
+    if row is None:
+        return ChainHead()
+    return ChainHead(row.seq + 1, commit_bytes(row.body.encode()))
+
+
+def insert_private(conn: Connection, negotiation_id: str, party: str, record: Envelope) -> Hash:
+    body = canonical(record.to_json())
+    conn.execute(
+        insert(private_records).values(
+            negotiation_id=negotiation_id,
+            party=party,
+            seq=record.seq,
+            type=record.type,
+            body=body.decode(),
+        )
+    )
+    return commit_bytes(body)
+
+
+def read_private(conn: Connection, negotiation_id: str) -> list[tuple[str, bytes]]:
+    """Every party's private records, as (party, canonical bytes), each party in order."""
+    query = (
+        select(private_records.c.party, private_records.c.body)
+        .where(private_records.c.negotiation_id == negotiation_id)
+        .order_by(private_records.c.party, private_records.c.seq)
+    )
+    return [(row.party, row.body.encode()) for row in conn.execute(query)]
+
+
+@dataclass(frozen=True)
+class Credential:
+    negotiation_id: str
+    party: str
+    kind: str
+
+
+def insert_credential(
+    conn: Connection, token_hash: str, negotiation_id: str, party: str, kind: str, now: str
+) -> None:
+    conn.execute(
+        insert(credentials).values(
+            token_hash=token_hash,
+            negotiation_id=negotiation_id,
+            party=party,
+            kind=kind,
+            created_at=now,
+        )
+    )
+
+
+def find_credentials(conn: Connection, token_hashes: Sequence[str]) -> dict[str, Credential]:
+    if not token_hashes:
+        return {}
+    query = select(credentials).where(credentials.c.token_hash.in_(list(token_hashes)))
+    return {
+        row.token_hash: Credential(row.negotiation_id, row.party, row.kind)
+        for row in conn.execute(query)
+    }
+
+
+@dataclass(frozen=True)
+class Remembered:
+    request_hash: str
+    status: int
+    response: str
+
+
+def find_remembered(
+    conn: Connection, negotiation_id: str, party: str, message_id: str
+) -> Remembered | None:
+    query = select(idempotency.c.request_hash, idempotency.c.status, idempotency.c.response).where(
+        idempotency.c.negotiation_id == negotiation_id,
+        idempotency.c.party == party,
+        idempotency.c.message_id == message_id,
+    )
+    row = conn.execute(query).first()
+    return Remembered(row.request_hash, row.status, row.response) if row else None
+
+
+def remember(
+    conn: Connection,
+    negotiation_id: str,
+    party: str,
+    message_id: str,
+    *,
+    request_hash: str,
+    status: int,
+    response: str,
+) -> None:
+    conn.execute(
+        insert(idempotency).values(
+            negotiation_id=negotiation_id,
+            party=party,
+            message_id=message_id,
+            request_hash=request_hash,
+            status=status,
+            response=response,
+        )
+    )
+
+
+@dataclass(frozen=True)
+class EventRow:
+    id: int
+    kind: str
+    data: str
+
+
+def insert_events(conn: Connection, rows: Iterable[dict[str, object]]) -> None:
+    values = list(rows)
+    if values:
+        conn.execute(insert(events), values)
+
+
+def read_events(
+    conn: Connection,
+    negotiation_id: str,
+    *,
+    party: str,
+    is_owner: bool,
+    after: int,
+    limit: int = 200,
+) -> list[EventRow]:
+    audience = or_(events.c.party.is_(None), events.c.party == party)
+    if not is_owner:
+        audience = and_(audience, events.c.owner_only.is_(False))
+    query = (
+        select(events.c.id, events.c.kind, events.c.data)
+        .where(events.c.negotiation_id == negotiation_id, events.c.id > after, audience)
+        .order_by(events.c.id)
+        .limit(limit)
+    )
+    return [EventRow(row.id, row.kind, row.data) for row in conn.execute(query)]
+
+
+def last_event_id(conn: Connection) -> int:
+    return int(conn.execute(select(func.coalesce(func.max(events.c.id), 0))).scalar_one())

@@ -1,0 +1,105 @@
+"""The schema. Logs and private records are append-only (the database refuses updates and
+deletes); `negotiations.state` is a projection that `accord check` rebuilds from them."""
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    text,
+)
+
+metadata = MetaData()
+
+ID = String(64)
+TIME = String(32)
+
+negotiations = Table(
+    "negotiations",
+    metadata,
+    Column("id", ID, primary_key=True),
+    Column("protocol", String(32), nullable=False),
+    Column("name", String(200)),
+    Column("seq", Integer, nullable=False),
+    Column("head_hash", String(80)),
+    Column("state", Text, nullable=False),
+    Column("is_final", Boolean, nullable=False),
+    Column("expires_at", TIME),
+    Column("created_at", TIME, nullable=False),
+    Column("updated_at", TIME, nullable=False),
+    Index(
+        "negotiations_live_name",
+        "name",
+        unique=True,
+        sqlite_where=text("NOT is_final"),
+        postgresql_where=text("NOT is_final"),
+    ),
+    Index(
+        "negotiations_due",
+        "expires_at",
+        sqlite_where=text("NOT is_final"),
+        postgresql_where=text("NOT is_final"),
+    ),
+)
+
+envelopes = Table(
+    "envelopes",
+    metadata,
+    Column("negotiation_id", ID, ForeignKey("negotiations.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("type", String(64), nullable=False),
+    Column("body", Text, nullable=False),
+)
+
+private_records = Table(
+    "private_records",
+    metadata,
+    Column("negotiation_id", ID, ForeignKey("negotiations.id"), primary_key=True),
+    Column("party", String(64), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("type", String(64), nullable=False),
+    Column("body", Text, nullable=False),
+)
+
+credentials = Table(
+    "credentials",
+    metadata,
+    Column("token_hash", String(80), primary_key=True),
+    Column("negotiation_id", ID, ForeignKey("negotiations.id"), nullable=False, index=True),
+    Column("party", String(64), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("created_at", TIME, nullable=False),
+)
+
+idempotency = Table(
+    "idempotency",
+    metadata,
+    Column("negotiation_id", ID, ForeignKey("negotiations.id"), primary_key=True),
+    Column("party", String(64), primary_key=True),
+    Column("message_id", String(128), primary_key=True),
+    Column("request_hash", String(80), nullable=False),
+    Column("status", Integer, nullable=False),
+    Column("response", Text, nullable=False),
+)
+
+events = Table(
+    "events",
+    metadata,
+    Column(
+        "id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("negotiation_id", ID, ForeignKey("negotiations.id"), nullable=False),
+    Column("party", String(64)),
+    Column("owner_only", Boolean, nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("data", Text, nullable=False),
+    Index("events_by_negotiation", "negotiation_id", "id"),
+)
+
+APPEND_ONLY = ("envelopes", "private_records")
