@@ -1,7 +1,9 @@
 """Operator settings (DESIGN.md, Configuration); adapters fill them from flags and variables."""
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Final
 from urllib.parse import urlsplit
 
 from accord.protocols.rooms.state import RoomPolicy
@@ -23,7 +25,6 @@ class Settings:
     retention_days: int = 90
     ucp_namespace: str | None = None
     rate_limit: int = 0
-    extra: dict[str, str] = field(default_factory=dict)
 
     @property
     def database(self) -> str:
@@ -40,3 +41,34 @@ class Settings:
     @property
     def room_policy(self) -> RoomPolicy:
         return RoomPolicy(invite_ttl_seconds=self.invite_ttl, idle_ttl_seconds=self.idle_ttl)
+
+    def to_env(self) -> dict[str, str]:
+        """The settings as ACCORD_* variables, for worker processes started by `serve`."""
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is not None:
+                out[f"ACCORD_{f.name.upper()}"] = str(value)
+        return out
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> "Settings":
+        kwargs: dict[str, object] = {}
+        for f in fields(cls):
+            raw = environ.get(f"ACCORD_{f.name.upper()}")
+            if raw is None or raw == "":
+                continue
+            kwargs[f.name] = _PARSERS.get(f.name, str)(raw)
+        return cls(**kwargs)  # type: ignore[arg-type]  # each value parsed to its field's type
+
+
+_PARSERS: Final[Mapping[str, Callable[[str], object]]] = {
+    "data_dir": Path,
+    "key_file": Path,
+    "port": int,
+    "sweep_interval": float,
+    "invite_ttl": int,
+    "idle_ttl": int,
+    "retention_days": int,
+    "rate_limit": int,
+}

@@ -1,6 +1,7 @@
 """The ASGI application: wiring settings, the database, services and routers."""
 
 import logging
+import os
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -68,3 +69,8 @@ def _sweep_forever(service: Rooms, interval: float, stop: threading.Event) -> No
         except Exception:  # the sweeper must outlive a bad sweep; the next one retries
             log.exception("sweep failed")
         stop.wait(interval)
+
+
+def from_environment() -> FastAPI:
+    """The app for `accord serve`'s worker processes: settings come from ACCORD_* variables."""
+    return create_app(Settings.from_env(os.environ))

@@ -1,0 +1,3 @@
+from accord.cli.main import main
+
+main()

@@ -1,0 +1,113 @@
+"""`accord check`: verify every chain and rebuild every projection from the logs and private
+records, reporting each negotiation whose stored state disagrees."""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from sqlalchemy import Connection
+
+from accord.app.settings import Settings
+from accord.core.chain import ChainError, ChainHead, verify_chain
+from accord.core.envelope import Envelope
+from accord.core.jsonio import JSONError, parse_canonical
+from accord.protocols.rooms.apply import replay
+from accord.protocols.rooms.state import PROTOCOL as ROOMS
+from accord.protocols.rooms.state import RoomState, Seat, expires_at
+from accord.store import records
+from accord.store.database import Database
+
+
+@dataclass
+class Report:
+    negotiations: int = 0
+    problems: list[dict[str, str]] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "negotiations": self.negotiations,
+            "problems": self.problems,
+            "ok": self.ok,
+        }
+        if self.repaired:
+            out["repaired"] = self.repaired
+        return out
+
+
+def check(db: Database, settings: Settings, *, repair: bool = False) -> Report:
+    report = Report()
+    ids = db.read(records.all_negotiation_ids)
+    for negotiation_id, protocol in ids:
+        report.negotiations += 1
+        problem = db.read(partial(_check_one, negotiation_id=negotiation_id, protocol=protocol))
+        if problem is None:
+            continue
+        report.problems.append({"id": negotiation_id, "problem": problem})
+        if repair and problem.startswith("projection"):
+            db.write(partial(_rebuild, negotiation_id=negotiation_id, settings=settings))
+            report.repaired.append(negotiation_id)
+    return report
+
+
+def _envelopes(bodies: list[bytes], what: str) -> list[Envelope]:
+    parsed = []
+    for index, body in enumerate(bodies):
+        try:
+            parsed.append(parse_canonical(body))
+        except JSONError as exc:
+            raise ChainError(f"{what} {index} is not canonical JSON: {exc.reason}") from None
+    verify_chain(parsed)
+    return [Envelope.from_json(value) for value in parsed]
+
+
+def _replayed(conn: Connection, negotiation_id: str) -> tuple[RoomState, list[Envelope]]:
+    public = _envelopes(records.read_log_bodies(conn, negotiation_id), "envelope")
+    by_party: dict[str, list[bytes]] = defaultdict(list)
+    for party, body in records.read_private(conn, negotiation_id):
+        by_party[party].append(body)
+    private: list[tuple[Seat, Envelope]] = []
+    for party, bodies in sorted(by_party.items()):
+        private += [(Seat(party), e) for e in _envelopes(bodies, f"private record of {party}")]
+    return replay(public, private), public
+
+
+def _check_one(conn: Connection, *, negotiation_id: str, protocol: str) -> str | None:
+    if protocol != ROOMS:
+        return f"unknown protocol {protocol!r}"
+    row = records.read_negotiation(conn, negotiation_id)
+    assert row is not None
+    try:
+        state, public = _replayed(conn, negotiation_id)
+    except (ChainError, JSONError, ValueError) as exc:
+        return f"chain: {exc}"
+    if row.seq != len(public) - 1:
+        return f"projection: seq {row.seq} but the log has {len(public)} envelopes"
+    if row.head_hash != verify_chain([e.to_json() for e in public]):
+        return "projection: the stored chain head is not the log's"
+    stored = RoomState.model_validate_json(row.state)
+    if stored != state:
+        differing = sorted(k for k in state.model_fields if getattr(stored, k) != getattr(state, k))
+        return f"projection: stored state differs from the log in {differing}"
+    if row.is_final != state.is_final:
+        return "projection: is_final differs from the log"
+    return None
+
+
+def _rebuild(conn: Connection, *, negotiation_id: str, settings: Settings) -> None:
+    state, public = _replayed(conn, negotiation_id)
+    head = ChainHead(len(public), verify_chain([e.to_json() for e in public]))
+    records.save_projection(
+        conn,
+        negotiation_id,
+        head=head,
+        state=state.model_dump_json(),
+        is_final=state.is_final,
+        expires_at=expires_at(state, settings.room_policy),
+        now=state.updated_at,
+    )

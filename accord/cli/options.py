@@ -1,0 +1,180 @@
+"""The Configuration settings of DESIGN.md as options: every one a flag and an ACCORD_*
+variable, flags winning, defaults shown."""
+
+import functools
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Final, TypeVar
+
+import typer
+
+from accord.app.settings import Settings
+
+DataDir = Annotated[
+    Path,
+    typer.Option("--data-dir", envvar="ACCORD_DATA_DIR", help="Data folder (SQLite file, keys)."),
+]
+DatabaseUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--database-url",
+        envvar="ACCORD_DATABASE_URL",
+        help="Database URL; default: SQLite in the data folder. postgresql+psycopg://… for "
+        "PostgreSQL.",
+        show_default="SQLite in the data folder",
+    ),
+]
+Host = Annotated[str, typer.Option("--host", envvar="ACCORD_HOST", help="Listen address.")]
+Port = Annotated[
+    int, typer.Option("--port", envvar="ACCORD_PORT", min=1, max=65535, help="Listen port.")
+]
+PublicUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--public-url",
+        envvar="ACCORD_PUBLIC_URL",
+        help="Public base URL for links and invites.",
+        show_default="http://<host>:<port>",
+    ),
+]
+SweepInterval = Annotated[
+    float,
+    typer.Option(
+        "--sweep-interval", envvar="ACCORD_SWEEP_INTERVAL", min=1, help="Seconds between sweeps."
+    ),
+]
+InviteTtl = Annotated[
+    int,
+    typer.Option(
+        "--invite-ttl", envvar="ACCORD_INVITE_TTL", min=1, help="Draft invite lifetime, seconds."
+    ),
+]
+IdleTtl = Annotated[
+    int,
+    typer.Option(
+        "--idle-ttl", envvar="ACCORD_IDLE_TTL", min=1, help="Live room idle lifetime, seconds."
+    ),
+]
+KeyFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--key-file",
+        envvar="ACCORD_KEY_FILE",
+        help="Signing key file that several processes share.",
+        show_default="<data folder>/keys/",
+    ),
+]
+ArbiterId = Annotated[
+    str | None,
+    typer.Option(
+        "--arbiter-id",
+        envvar="ACCORD_ARBITER_ID",
+        help="Arbiter / notary id in receipts.",
+        show_default="accord@<public host>",
+    ),
+]
+RetentionDays = Annotated[
+    int,
+    typer.Option(
+        "--retention-days",
+        envvar="ACCORD_RETENTION_DAYS",
+        min=1,
+        help="Receipt retention stated in receipts.",
+    ),
+]
+UcpNamespace = Annotated[
+    str | None,
+    typer.Option(
+        "--ucp-namespace",
+        envvar="ACCORD_UCP_NAMESPACE",
+        help="UCP capability namespace.",
+        show_default="the public host, reversed",
+    ),
+]
+RateLimit = Annotated[
+    int,
+    typer.Option(
+        "--rate-limit",
+        envvar="ACCORD_RATE_LIMIT",
+        min=0,
+        help="Requests per minute per credential (0: off).",
+    ),
+]
+Server = Annotated[
+    str,
+    typer.Option("--server", envvar="ACCORD_SERVER", help="The Accord server to talk to."),
+]
+Json = Annotated[bool, typer.Option("--json", help="Print exactly the API's JSON, nothing else.")]
+
+DEFAULTS = Settings()
+R = TypeVar("R")
+
+
+def build_settings(
+    *,
+    data_dir: Path = DEFAULTS.data_dir,
+    database_url: str | None = None,
+    host: str = DEFAULTS.host,
+    port: int = DEFAULTS.port,
+    public_url: str | None = None,
+    sweep_interval: float = DEFAULTS.sweep_interval,
+    invite_ttl: int = DEFAULTS.invite_ttl,
+    idle_ttl: int = DEFAULTS.idle_ttl,
+    key_file: Path | None = None,
+    arbiter_id: str | None = None,
+    retention_days: int = DEFAULTS.retention_days,
+    ucp_namespace: str | None = None,
+    rate_limit: int = DEFAULTS.rate_limit,
+) -> Settings:
+    return Settings(
+        data_dir=data_dir,
+        database_url=database_url,
+        host=host,
+        port=port,
+        public_url=public_url,
+        sweep_interval=sweep_interval,
+        invite_ttl=invite_ttl,
+        idle_ttl=idle_ttl,
+        key_file=key_file,
+        arbiter_id=arbiter_id,
+        retention_days=retention_days,
+        ucp_namespace=ucp_namespace,
+        rate_limit=rate_limit,
+    )
+
+
+_SETTING_OPTIONS: Final = (
+    ("data_dir", DataDir, DEFAULTS.data_dir),
+    ("database_url", DatabaseUrl, None),
+    ("host", Host, DEFAULTS.host),
+    ("port", Port, DEFAULTS.port),
+    ("public_url", PublicUrl, None),
+    ("sweep_interval", SweepInterval, DEFAULTS.sweep_interval),
+    ("invite_ttl", InviteTtl, DEFAULTS.invite_ttl),
+    ("idle_ttl", IdleTtl, DEFAULTS.idle_ttl),
+    ("key_file", KeyFile, None),
+    ("arbiter_id", ArbiterId, None),
+    ("retention_days", RetentionDays, DEFAULTS.retention_days),
+    ("ucp_namespace", UcpNamespace, None),
+    ("rate_limit", RateLimit, DEFAULTS.rate_limit),
+)
+
+
+def with_settings(fn: Callable[..., R]) -> Callable[..., R]:
+    """Give a command every Configuration option and hand it the resulting `settings`
+    (like sqlite-utils' shared output options, once instead of in every command)."""
+    signature = inspect.signature(fn)
+    own = [p for p in signature.parameters.values() if p.name != "settings"]
+    added = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default)
+        for name, kind, default in _SETTING_OPTIONS
+    ]
+
+    @functools.wraps(fn)
+    def command(**kwargs: Any) -> R:
+        values = {name: kwargs.pop(name) for name, _, _ in _SETTING_OPTIONS}
+        return fn(settings=build_settings(**values), **kwargs)
+
+    command.__signature__ = signature.replace(parameters=[*own, *added])  # type: ignore[attr-defined]  # read by Typer
+    return command

@@ -1,0 +1,133 @@
+"""Shared fixtures: a fixed clock, a store over SQLite or PostgreSQL, the rooms service, and a
+real server on 127.0.0.1.
+
+The store runs on SQLite unless ACCORD_TEST_DATABASE_URL names a PostgreSQL database; then
+every test gets a schema of its own, so that runs never meet. A named database that cannot be
+reached fails the tests, it never skips them.
+"""
+
+import os
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import pytest
+import uvicorn
+from sqlalchemy import create_engine, text
+
+from accord.app.rooms import Rooms
+from accord.app.settings import Settings
+from accord.http.app import create_app
+from accord.store.database import Database
+
+START = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+
+
+@dataclass
+class FakeClock:
+    """Time that moves only when a test says so."""
+
+    now: datetime = START
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __call__(self) -> datetime:
+        with self._lock:
+            return self.now
+
+    def advance(self, **delta: float) -> None:
+        with self._lock:
+            self.now += timedelta(**delta)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+def _postgres_schema_url(base: str) -> Iterator[str]:
+    schema = f"accord_test_{secrets.token_hex(6)}"
+    admin = create_engine(base)
+    with admin.begin() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    separator = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{separator}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+
+@pytest.fixture
+def database_url(tmp_path: Path) -> Iterator[str]:
+    base = os.environ.get("ACCORD_TEST_DATABASE_URL")
+    if base:
+        yield from _postgres_schema_url(base)
+    else:
+        yield f"sqlite:///{tmp_path / 'data' / 'accord.db'}"
+
+
+@pytest.fixture
+def settings(tmp_path: Path, database_url: str) -> Settings:
+    return Settings(data_dir=tmp_path / "data", database_url=database_url)
+
+
+@pytest.fixture
+def db(settings: Settings) -> Iterator[Database]:
+    database = Database(settings.database)
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def rooms(db: Database, settings: Settings, clock: FakeClock) -> Rooms:
+    return Rooms(db, settings, clock=clock)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class LiveServer:
+    url: str
+    clock: FakeClock
+    settings: Settings
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
+
+
+@pytest.fixture
+def server(settings: Settings, clock: FakeClock) -> Iterator[LiveServer]:
+    """A real uvicorn server on 127.0.0.1, in a thread, with the test's clock."""
+    port = free_port()
+    live_settings = Settings(
+        data_dir=settings.data_dir,
+        database_url=settings.database_url,
+        port=port,
+        sweep_interval=3600,
+    )
+    app = create_app(live_settings, clock=clock)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    uv = uvicorn.Server(config)
+    thread = threading.Thread(target=uv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not uv.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.01)
+    yield LiveServer(f"http://127.0.0.1:{port}", clock, live_settings)
+    uv.should_exit = True
+    thread.join(timeout=10)
