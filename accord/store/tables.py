@@ -101,5 +101,3 @@ events = Table(
     Column("data", Text, nullable=False),
     Index("events_by_negotiation", "negotiation_id", "id"),
 )
-
-APPEND_ONLY = ("envelopes", "private_records")

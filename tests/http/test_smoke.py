@@ -19,7 +19,9 @@ def test_open_join_counter_approve_agree(server: LiveServer) -> None:
         j = joined.json()
     room_id = o["room"]["room_id"]
     with server.client(j["seat_token"]) as joiner, server.client(o["owner_token"]) as opener:
-        countered = joiner.post(f"/v1/rooms/{room_id}/moves", json={"type": "counter", "terms": terms(9000)})
+        countered = joiner.post(
+            f"/v1/rooms/{room_id}/moves", json={"type": "counter", "terms": terms(9000)}
+        )
         assert countered.status_code == 200, countered.text
         subject_hash = countered.json()["room"]["table"]["subject_hash"]
         approved = opener.post(

@@ -1,0 +1,21 @@
+"""DESIGN principle 1: no clock, no ids and no randomness inside the kernel or a protocol."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent / "accord"
+PURE = sorted([*(ROOT / "core").rglob("*.py"), *(ROOT / "protocols").rglob("*.py")])
+FORBIDDEN = re.compile(
+    r"\b(datetime\.now|datetime\.utcnow|date\.today|time\.time|uuid[14]|secrets|random|"
+    r"os\.urandom)\b"
+)
+
+
+@pytest.mark.parametrize("path", PURE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_pure_modules_take_time_ids_and_nonces_as_arguments(path: Path) -> None:
+    code = "\n".join(
+        line for line in path.read_text().splitlines() if not line.lstrip().startswith("#")
+    )
+    assert not FORBIDDEN.search(code), f"{path.name} reads the world"
