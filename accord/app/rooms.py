@@ -18,6 +18,8 @@ from accord.app.settings import Settings
 from accord.app.tokens import hash_token, new_id, new_nonce, new_token
 from accord.core.chain import ChainHead
 from accord.core.commit import commit
+from accord.core.envelope import Envelope
+from accord.core.jsonio import canonical
 from accord.core.protocol import Decision
 from accord.core.refusals import Refusal, RefusalCode, Refused, refuse
 from accord.core.times import format_time
@@ -30,10 +32,13 @@ from accord.protocols.rooms.moves import (
     MoveRequest,
     OpenRequest,
 )
-from accord.protocols.rooms.state import PROTOCOL, Actor, RoomState, Seat, expires_at
+from accord.protocols.rooms.receipt import ReceiptBody, build_receipt
+from accord.protocols.rooms.state import PROTOCOL, Actor, RoomState, Seat, Status, expires_at
 from accord.protocols.rooms.views import confirmations, view
 from accord.store import records
 from accord.store.database import Database
+from accord.trust.keys import Keyring, Keys, keyring_path
+from accord.trust.receipts import signed_receipt, unsigned_receipt
 
 NAME_TRIES: Final = 24
 
@@ -58,9 +63,11 @@ class Rooms:
         *,
         clock: Callable[[], datetime],
         notifier: Notifier | None = None,
+        keys: Keys | None = None,
     ) -> None:
         self._db = db
         self._settings = settings
+        self._keys = keys
         self._policy = settings.room_policy
         self._clock = clock
         self._notifier = notifier or Notifier()
@@ -268,6 +275,23 @@ class Rooms:
                 )
         return {"rooms": rooms}
 
+    def receipt(self, token: str | None, room_id: str) -> JSONBody:
+        """The stored signed receipt of an agreement, or the unsigned one of a close or an
+        expiry, made from the log; `room_open` while the room goes on."""
+        _, state = self._read_current(token, room_id)
+        if not state.is_final:
+            raise refuse(RefusalCode.ROOM_OPEN, "The room is not final yet; it has no receipt.")
+        if state.status is Status.AGREED:
+            stored = self._db.read(lambda conn: records.read_receipt(conn, room_id))
+            assert stored is not None, "an agreed room's receipt is stored when it is agreed"
+            body: JSONBody = json.loads(stored)
+            return body
+        log = self._db.read(lambda conn: records.read_log(conn, room_id))
+        return unsigned_receipt(self._receipt_body(log).members)
+
+    def jwks(self) -> JSONBody:
+        return dict(self._current_keys().jwks())
+
     def authorize(self, token: str | None, room_id: str) -> Access:
         return self._db.read(lambda conn: authorize(conn, token, room_id))
 
@@ -373,9 +397,12 @@ class Rooms:
             message_id=message_id,
             notice_fields={"room_id": room_id, "name": name},
         )
+        was_agreed = state is not None and state.status is Status.AGREED
         for envelope in appended.public:
             state = apply(state, envelope)
         assert state is not None
+        if state.status is Status.AGREED and not was_agreed:
+            self._sign_agreement(conn, room_id, ts)
         for party, record in appended.private:
             state = apply_private(state, Seat(party), record)
         records.save_projection(
@@ -388,6 +415,26 @@ class Rooms:
             now=ts,
         )
         return _Loaded(state, appended.head, True)
+
+    def _current_keys(self) -> Keyring:
+        if self._keys is None:
+            path = keyring_path(self._settings.key_file, self._settings.data_dir)
+            self._keys = Keys(path, now=self._clock())
+        return self._keys.current()
+
+    def _receipt_body(self, log: list[Envelope]) -> ReceiptBody:
+        return build_receipt(
+            log, arbiter_id=self._settings.arbiter, retention_days=self._settings.retention_days
+        )
+
+    def _sign_agreement(self, conn: Connection, room_id: str, ts: str) -> None:
+        """receipts.md: a signed receipt is signed once, when the agreement is made, and
+        stored, so that a later key rotation never changes it. Rooms sign with the live key."""
+        body = self._receipt_body(records.read_log(conn, room_id))
+        assert body.signed_payload is not None
+        key = self._current_keys().active("live")
+        receipt = signed_receipt(body.members, body.signed_payload, key)
+        records.insert_receipt(conn, room_id, canonical(receipt), ts)
 
     def _envelope_at(self, conn: Connection, room_id: str, seq: int) -> Any:
         bodies = records.read_log_bodies(conn, room_id)

@@ -39,6 +39,10 @@ class Settings:
         return urlsplit(self.base_url).hostname or self.host
 
     @property
+    def arbiter(self) -> str:
+        return self.arbiter_id or f"accord@{self.public_host}"
+
+    @property
     def room_policy(self) -> RoomPolicy:
         return RoomPolicy(invite_ttl_seconds=self.invite_ttl, idle_ttl_seconds=self.idle_ttl)
 

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 
 from accord import __version__
 from accord.app.rooms import Rooms
@@ -16,6 +16,7 @@ from accord.app.settings import Settings
 from accord.http import errors, rooms
 from accord.http.auth import RateLimiter
 from accord.store.database import Database
+from accord.trust.keys import Keys, keyring_path
 
 log = logging.getLogger("accord.sweeper")
 
@@ -28,7 +29,8 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         db = Database(settings.database)
-        service = Rooms(db, settings, clock=clock)
+        keys = Keys(keyring_path(settings.key_file, settings.data_dir), now=clock())
+        service = Rooms(db, settings, clock=clock, keys=keys)
         app.state.rooms = service
         stop = threading.Event()
         sweeper = threading.Thread(
@@ -51,6 +53,11 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     app.state.rate_limiter = RateLimiter(settings.rate_limit)
     errors.install(app)
     app.include_router(rooms.router)
+
+    @app.get("/.well-known/jwks.json", tags=["trust"], summary="The receipt signing keys")
+    def jwks(request: Request) -> dict[str, Any]:
+        rooms: Rooms = request.app.state.rooms
+        return rooms.jwks()
 
     @app.get("/healthz", tags=["server"], summary="Liveness")
     def healthz() -> dict[str, Any]:

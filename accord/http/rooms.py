@@ -90,6 +90,11 @@ def room_log(room_id: str, request: Request, token: Bearer) -> dict[str, Any]:
     return _rooms(request).log(token, room_id)
 
 
+@router.get("/v1/rooms/{room_id}/receipt", summary="The receipt of a final room")
+def room_receipt(room_id: str, request: Request, token: Bearer) -> dict[str, Any]:
+    return _rooms(request).receipt(token, room_id)
+
+
 @router.get(
     "/v1/rooms/{room_id}/events",
     summary="Server-Sent Events for your seat",

@@ -17,6 +17,7 @@ from accord.store.tables import (
     idempotency,
     negotiations,
     private_records,
+    receipts,
 )
 
 
@@ -304,3 +305,15 @@ def read_events(
 
 def last_event_id(conn: Connection) -> int:
     return int(conn.execute(select(func.coalesce(func.max(events.c.id), 0))).scalar_one())
+
+
+def insert_receipt(conn: Connection, negotiation_id: str, body: bytes, now: str) -> None:
+    conn.execute(
+        insert(receipts).values(negotiation_id=negotiation_id, body=body.decode(), created_at=now)
+    )
+
+
+def read_receipt(conn: Connection, negotiation_id: str) -> bytes | None:
+    query = select(receipts.c.body).where(receipts.c.negotiation_id == negotiation_id)
+    body = conn.execute(query).scalar()
+    return body.encode() if body is not None else None

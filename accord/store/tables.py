@@ -101,3 +101,11 @@ events = Table(
     Column("data", Text, nullable=False),
     Index("events_by_negotiation", "negotiation_id", "id"),
 )
+
+receipts = Table(
+    "receipts",
+    metadata,
+    Column("negotiation_id", ID, ForeignKey("negotiations.id"), primary_key=True),
+    Column("body", Text, nullable=False),
+    Column("created_at", TIME, nullable=False),
+)

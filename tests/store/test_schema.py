@@ -23,7 +23,7 @@ def test_migrations_build_exactly_the_tables(db: Database) -> None:
 def test_migrating_twice_changes_nothing(db: Database) -> None:
     migrate(db.write_engine)
     with db.read_engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0002"
 
 
 @pytest.fixture

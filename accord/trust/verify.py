@@ -1,0 +1,313 @@
+"""Verifying a receipt offline (receipts.md, Verification), for Accord's receipts and any
+other OANP arbiter's alike. The checks, in order; every check that can run does:
+
+1. header     EdDSA/Ed25519, detached, b64:false, crit exactly ["b64"], a kid.
+2. key        exactly one acceptable Ed25519 key with that kid embedded in the receipt.
+3. signature  it verifies over ASCII(protected) + "." + JCS(signed_payload).
+4. signer     that key (kid and x, byte for byte) is one the verifier pins.
+5. mode       live only when the pinned key and the receipt are both live; a test receipt
+              counts only when test receipts are allowed.
+6. terms      final_terms and session_id equal what was signed.
+7. chain      (with the log) every envelope links to the one before, the last is the head the
+              receipt names, the length matches, and the signed chain_head is the envelope
+              before the agreement envelope.
+
+`ok` only when every check that ran passed, the signature verified and the signer is pinned.
+Only keys the caller passes in are trusted: never the receipt's own, never one found nearby.
+"""
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from accord.core.chain import ChainError, verify_chain
+from accord.core.commit import commit
+from accord.core.jsonio import JSON, JSONError, canonical, parse
+from accord.trust.ed25519 import UnacceptableKey, check_public_key
+from accord.trust.encoding import b64url_decode
+from accord.trust.jws import signing_input
+
+ALGORITHMS: Final = frozenset({"EdDSA", "Ed25519"})
+CHECKS: Final = ("header", "key", "signature", "signer", "mode", "terms", "chain")
+Status = Literal["valid", "invalid", "unverifiable", "unsigned"]
+
+
+class VerificationError(Exception):
+    """A receipt failed a check; `check` names it (one of CHECKS)."""
+
+    def __init__(self, check: str, detail: str) -> None:
+        super().__init__(f"{check}: {detail}")
+        self.check = check
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class TrustedKey:
+    kid: str
+    x: bytes
+    mode: Literal["test", "live"]
+
+
+def load_trusted(jwks: JSON) -> list[TrustedKey]:
+    """The keys of a JWKS to pin; a small-order or non-canonical key refuses the whole set."""
+    if not isinstance(jwks, dict) or not isinstance(jwks.get("keys"), list):
+        raise ValueError("a JWKS is an object with a keys array")
+    trusted = []
+    for index, jwk in enumerate(jwks["keys"]):
+        try:
+            x = _public_key_bytes(jwk)
+        except ValueError as exc:
+            raise ValueError(f"key {index} of the JWKS: {exc}") from None
+        mode = jwk.get("mode", "live")
+        if mode not in ("test", "live"):
+            raise ValueError(f"key {index} of the JWKS: mode must be test or live")
+        trusted.append(TrustedKey(str(jwk["kid"]), x, mode))
+    return trusted
+
+
+def _public_key_bytes(jwk: object) -> bytes:
+    if not isinstance(jwk, dict):
+        raise ValueError("a JWK is an object")
+    if jwk.get("kty") != "OKP" or jwk.get("crv") != "Ed25519":
+        raise ValueError("not an Ed25519 key (kty OKP, crv Ed25519)")
+    if not isinstance(jwk.get("kid"), str) or not jwk["kid"]:
+        raise ValueError("the key has no kid")
+    x = b64url_decode(jwk.get("x", ""))
+    _accept(x)
+    return x
+
+
+@functools.lru_cache(maxsize=1024)
+def _accept(x: bytes) -> None:
+    try:
+        check_public_key(x)
+    except UnacceptableKey as exc:
+        raise ValueError(str(exc)) from None
+
+
+@functools.lru_cache(maxsize=1024)
+def _public_key(x: bytes) -> Ed25519PublicKey:
+    return Ed25519PublicKey.from_public_bytes(x)
+
+
+@dataclass
+class Check:
+    id: str
+    ok: bool = False
+    skipped: bool = False
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "ok": self.ok, "skipped": self.skipped, "detail": self.detail}
+
+
+@dataclass
+class Verification:
+    status: Status
+    ok: bool
+    kid: str | None
+    signer: Literal["pinned", "unpinned"]
+    checks: list[Check] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "status": self.status,
+            "kid": self.kid,
+            "signer": self.signer,
+            "checks": [c.to_json() for c in self.checks],
+        }
+
+    def raise_for_failure(self) -> None:
+        """Raise VerificationError naming the first failed check; return None when ok."""
+        for check in self.checks:
+            if not check.ok and not check.skipped:
+                raise VerificationError(check.id, check.detail)
+        if not self.ok:
+            raise VerificationError("signature", "the receipt carries no signature")
+
+
+class _Failed(Exception):
+    pass
+
+
+def verify_receipt(
+    receipt: JSON,
+    *,
+    trusted: Sequence[TrustedKey] = (),
+    log: Sequence[JSON] | None = None,
+    allow_test: bool = False,
+) -> Verification:
+    checks = {name: Check(name) for name in CHECKS}
+    if not isinstance(receipt, dict):
+        for check in checks.values():
+            check.detail = "the receipt is not a JSON object"
+        return Verification("invalid", False, None, "unpinned", list(checks.values()))
+    artifact = receipt.get("artifact")
+    header: dict[str, Any] | None = None
+    x: bytes | None = None
+    pinned: TrustedKey | None = None
+    signature_ok = False
+
+    def run(name: str, step: Any) -> Any:
+        try:
+            detail, value = step()
+        except _Failed as exc:
+            checks[name].detail = str(exc)
+            return None
+        checks[name].ok, checks[name].detail = True, detail
+        return value
+
+    def skip(name: str, why: str) -> None:
+        checks[name].skipped, checks[name].detail = True, why
+
+    if artifact is None:
+        for name in CHECKS[:6]:
+            skip(name, "unsigned receipt: nothing was agreed, so nothing was signed")
+    else:
+        header = run("header", lambda: _check_header(artifact))
+        if header is None:
+            skip("key", "no usable header")
+        else:
+            x = run("key", lambda: _check_key(receipt, header["kid"]))
+        if header is None or x is None:
+            skip("signature", "no usable header and key")
+        else:
+            signature_ok = bool(run("signature", lambda: _check_signature(receipt, artifact, x)))
+        if header is None or x is None:
+            skip("signer", "no usable key to compare")
+            skip("mode", "no pinned key")
+        else:
+            pinned = run("signer", lambda: _check_signer(trusted, header["kid"], x))
+            if pinned is None:
+                skip("mode", "the signer is not pinned")
+            else:
+                run("mode", lambda: _check_mode(receipt, pinned, allow_test))
+        run("terms", lambda: _check_terms(receipt))
+    if log is None:
+        skip("chain", "no log given")
+    else:
+        run("chain", lambda: _check_chain(receipt, log))
+
+    ran = [c for c in checks.values() if not c.skipped]
+    all_passed = all(c.ok for c in ran)
+    ok = artifact is not None and all_passed and signature_ok and pinned is not None
+    integrity = ("header", "key", "signature", "terms", "chain")
+    status: Status
+    if ok:
+        status = "valid"
+    elif any(not checks[n].ok and not checks[n].skipped for n in integrity):
+        status = "invalid"
+    elif artifact is None:
+        status = "unsigned"
+    else:
+        status = "unverifiable"
+    kid = header["kid"] if header else None
+    return Verification(status, ok, kid, "pinned" if pinned else "unpinned", list(checks.values()))
+
+
+def _check_header(artifact: object) -> tuple[str, dict[str, Any]]:
+    if not isinstance(artifact, dict) or not isinstance(artifact.get("protected"), str):
+        raise _Failed("the artifact has no protected header")
+    try:
+        header = parse(b64url_decode(artifact["protected"]))
+    except (ValueError, JSONError) as exc:
+        raise _Failed(f"the protected header is not base64url JSON: {exc}") from None
+    if not isinstance(header, dict):
+        raise _Failed("the protected header is not a JSON object")
+    if header.get("alg") not in ALGORITHMS:
+        raise _Failed(f"alg {header.get('alg')!r} is not EdDSA or Ed25519")
+    if header.get("b64") is not False:
+        raise _Failed("the header must say b64: false (a detached, unencoded payload)")
+    if header.get("crit") != ["b64"]:
+        raise _Failed('crit must be exactly ["b64"]')
+    if not isinstance(header.get("kid"), str) or not header["kid"]:
+        raise _Failed("the header names no kid")
+    return f"{header['alg']}, detached, b64:false, kid {header['kid']}", header
+
+
+def _check_key(receipt: Mapping[str, Any], kid: str) -> tuple[str, bytes]:
+    jwks = receipt.get("jwks")
+    keys = jwks.get("keys") if isinstance(jwks, dict) else None
+    if not isinstance(keys, list):
+        raise _Failed("the receipt embeds no JWKS")
+    matching = [k for k in keys if isinstance(k, dict) and k.get("kid") == kid]
+    if len(matching) != 1:
+        raise _Failed(f"the receipt embeds {len(matching)} keys with kid {kid}, not exactly one")
+    try:
+        x = _public_key_bytes(matching[0])
+    except ValueError as exc:
+        raise _Failed(f"the embedded key is refused: {exc}") from None
+    return "one acceptable Ed25519 key with that kid is embedded", x
+
+
+def _check_signature(
+    receipt: Mapping[str, Any], artifact: Mapping[str, Any], x: bytes
+) -> tuple[str, bool]:
+    try:
+        signature = b64url_decode(artifact.get("signature", ""))
+        message = signing_input(artifact["protected"], receipt.get("signed_payload"))
+    except (ValueError, JSONError) as exc:
+        raise _Failed(f"cannot rebuild the signing input: {exc}") from None
+    if len(signature) != 64:
+        raise _Failed("an Ed25519 signature is 64 bytes")
+    try:
+        _public_key(x).verify(signature, message)
+    except InvalidSignature:
+        raise _Failed("the signature does not verify over the signed payload") from None
+    return "the signature verifies over the canonical signed payload", True
+
+
+def _check_signer(trusted: Sequence[TrustedKey], kid: str, x: bytes) -> tuple[str, TrustedKey]:
+    for key in trusted:
+        if key.kid == kid and key.x == x:
+            return f"the key {kid} is pinned", key
+    if any(key.kid == kid for key in trusted):
+        raise _Failed(f"a different key is pinned under kid {kid}: the signer is unknown")
+    raise _Failed(f"the key {kid} is not pinned: a valid signature proves nothing about who")
+
+
+def _check_mode(
+    receipt: Mapping[str, Any], pinned: TrustedKey, allow_test: bool
+) -> tuple[str, bool]:
+    if pinned.mode == "live" and receipt.get("mode") == "live":
+        return "a live receipt under a live key", True
+    if allow_test:
+        return "a test receipt, and test receipts are allowed", True
+    raise _Failed("a test receipt (test key or test mode); allow test receipts to accept it")
+
+
+def _check_terms(receipt: Mapping[str, Any]) -> tuple[str, bool]:
+    signed = receipt.get("signed_payload")
+    if not isinstance(signed, dict) or not isinstance(signed.get("session"), dict):
+        raise _Failed("the receipt has no signed payload with a session")
+    try:
+        same_terms = canonical(receipt.get("final_terms")) == canonical(signed.get("final_terms"))
+    except JSONError as exc:
+        raise _Failed(f"the terms cannot be canonicalized: {exc.reason}") from None
+    if not same_terms:
+        raise _Failed("final_terms differ from the signed terms")
+    if receipt.get("session_id") != signed["session"].get("session_id"):
+        raise _Failed("session_id differs from the signed session")
+    return "final_terms and session_id equal what was signed", True
+
+
+def _check_chain(receipt: Mapping[str, Any], log: Sequence[JSON]) -> tuple[str, bool]:
+    try:
+        head = verify_chain(log)
+    except ChainError as exc:
+        raise _Failed(f"the log does not verify: {exc}") from None
+    chain = receipt.get("chain")
+    if not isinstance(chain, dict):
+        raise _Failed("the receipt names no chain")
+    if head != chain.get("head") or len(log) != chain.get("length"):
+        raise _Failed("the log's head or length is not the one the receipt names")
+    signed = receipt.get("signed_payload")
+    session = signed.get("session") if isinstance(signed, dict) else None
+    if isinstance(session, dict) and (len(log) < 2 or session.get("chain_head") != commit(log[-2])):
+        raise _Failed("the signed chain_head is not the envelope before the agreement")
+    return f"{len(log)} envelopes link up to the head the receipt names", True
