@@ -71,8 +71,58 @@ def parse(data: bytes | str) -> JSON:
         raise JSONError(f"malformed JSON: {exc}") from None
 
 
+def _is_plain(value: Any) -> bool:
+    """Whether `json.dumps` writes `value` exactly as RFC 8785 does: only exact dicts, lists,
+    strings, booleans, None and integers in the safe range (ES6 number formatting differs for
+    floats), and no key outside the Basic Multilingual Plane (JCS sorts keys by UTF-16 code
+    units, Python by code points; they agree on the BMP). String escaping already agrees: both
+    escape only the quote, the backslash and control characters, with the same short forms and
+    lowercase \\u00xx otherwise."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is int:
+            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                return False
+        elif kind is dict:
+            for key in item:
+                if type(key) is not str or (not key.isascii() and max(key) > "\uffff"):
+                    return False
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        else:
+            return False
+    return True
+
+
+def same_json(a: JSON, b: JSON) -> bool:
+    """JSON equality: like `==`, but `true` is not `1` and `1` is not `1.0`."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
 def canonical(value: JSON) -> bytes:
-    """RFC 8785 canonical UTF-8 bytes; refuses what JCS cannot represent."""
+    """RFC 8785 canonical UTF-8 bytes; refuses what JCS cannot represent.
+
+    Values without floats take the standard library's C encoder, which writes the same bytes
+    (tests/core/test_jcs_fast.py holds it to `rfc8785` on generated values); anything else, and
+    anything the fast path cannot encode, goes through `rfc8785` itself."""
+    if _is_plain(value):
+        try:
+            return json.dumps(
+                value, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+            ).encode("utf-8")
+        except UnicodeEncodeError:
+            pass  # a lone surrogate: rfc8785 refuses it with its own error below
     try:
         return rfc8785.dumps(value)
     except rfc8785.CanonicalizationError as exc:

@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from accord.core.chain import ChainError, verify_chain
 from accord.core.commit import commit
-from accord.core.jsonio import JSON, JSONError, canonical, parse
+from accord.core.jsonio import JSON, JSONError, parse, same_json
 from accord.trust.ed25519 import UnacceptableKey, check_public_key
 from accord.trust.encoding import b64url_decode
 from accord.trust.jws import signing_input
@@ -285,11 +285,7 @@ def _check_terms(receipt: Mapping[str, Any]) -> tuple[str, bool]:
     signed = receipt.get("signed_payload")
     if not isinstance(signed, dict) or not isinstance(signed.get("session"), dict):
         raise _Failed("the receipt has no signed payload with a session")
-    try:
-        same_terms = canonical(receipt.get("final_terms")) == canonical(signed.get("final_terms"))
-    except JSONError as exc:
-        raise _Failed(f"the terms cannot be canonicalized: {exc.reason}") from None
-    if not same_terms:
+    if not same_json(receipt.get("final_terms"), signed.get("final_terms")):
         raise _Failed("final_terms differ from the signed terms")
     if receipt.get("session_id") != signed["session"].get("session_id"):
         raise _Failed("session_id differs from the signed session")

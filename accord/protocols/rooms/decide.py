@@ -29,6 +29,7 @@ from accord.protocols.rooms.state import (
     expiry_reason,
     is_circling,
 )
+from accord.trust.commitments import commit_set, private_set
 
 SERVER: Mapping[str, str] = {"role": "server"}
 BOTH: Sequence[Seat] = (Seat.OPENER, Seat.JOINER)
@@ -113,7 +114,7 @@ def open_room(
         "name": name,
         "title": request.title or "",
         "subject_schema": subject_schema,
-        "opener_limits_commitment": commit({"nonce": nonce, "limits": limits}),
+        "opener_limits_commitment": commit_set(private_set({"limits": limits}, nonce=nonce)),
         "invite_expires_at": format_time(now + timedelta(seconds=policy.invite_ttl_seconds)),
     }
     public = [Draft("room.opened", SERVER, opened)]
@@ -168,7 +169,9 @@ def join_room(state: RoomState, request: JoinRequest, *, nonce: str) -> Decision
                 "room.joined",
                 SERVER,
                 {
-                    "joiner_limits_commitment": commit({"nonce": nonce, "limits": limits}),
+                    "joiner_limits_commitment": commit_set(
+                        private_set({"limits": limits}, nonce=nonce)
+                    ),
                     "limits_compatible": not incompatible,
                     "incompatible_fields": incompatible,
                 },

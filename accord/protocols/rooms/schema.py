@@ -11,9 +11,10 @@ from typing import Any, Final
 
 from accord.core.jsonio import JSON, MAX_SAFE_INTEGER
 from accord.core.money import is_amount_minor, is_currency
-from accord.core.times import format_time, parse_time
+from accord.core.times import RFC3339, format_time, parse_time
 
 FIELD_NAME: Final = re.compile(r"[a-z0-9_]{1,64}")
+DATE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 MAX_FIELDS: Final = 32
 MAX_STRING: Final = 2000
 MAX_LABEL: Final = 200
@@ -83,17 +84,20 @@ def _field_spec_problem(spec: object) -> str | None:
 def _normal_time(value: object) -> str | None:
     if not isinstance(value, str):
         return None
+    match = RFC3339.fullmatch(value)
+    # Whole seconds only, however many fraction digits: parse_time keeps just six of them.
+    if match is None or (match.group(2) or "").strip("0"):
+        return None
     try:
         at = parse_time(value)
     except ValueError:
-        return None
-    if at.microsecond:
         return None
     return format_time(at)
 
 
 def _normal_date(value: object) -> str | None:
-    if not (isinstance(value, str) and len(value) == 10):
+    # fromisoformat also reads week dates like 2026-W49-1; the wire form is YYYY-MM-DD only.
+    if not (isinstance(value, str) and DATE.fullmatch(value)):
         return None
     try:
         return date.fromisoformat(value).isoformat()
