@@ -91,9 +91,9 @@ def _is_plain(value: Any) -> bool:
             for key in item:
                 if type(key) is not str or (not key.isascii() and max(key) > "\uffff"):
                     return False
-            stack.extend(item.values())
+            stack.extend(v for v in item.values() if type(v) is not str)
         elif kind is list:
-            stack.extend(item)
+            stack.extend(v for v in item if type(v) is not str)
         else:
             return False
     return True

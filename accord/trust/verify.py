@@ -17,6 +17,7 @@ Only keys the caller passes in are trusted: never the receipt's own, never one f
 """
 
 import functools
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -76,17 +77,21 @@ def _public_key_bytes(jwk: object) -> bytes:
         raise ValueError("not an Ed25519 key (kty OKP, crv Ed25519)")
     if not isinstance(jwk.get("kid"), str) or not jwk["kid"]:
         raise ValueError("the key has no kid")
-    x = b64url_decode(jwk.get("x", ""))
-    _accept(x)
-    return x
+    x = jwk.get("x")
+    if not isinstance(x, str):
+        raise ValueError("the key has no x")
+    return _accept(x)
 
 
 @functools.lru_cache(maxsize=1024)
-def _accept(x: bytes) -> None:
+def _accept(x: str) -> bytes:
+    """The key's bytes once it is acceptable; the point check runs once per key."""
+    raw = b64url_decode(x)
     try:
-        check_public_key(x)
+        check_public_key(raw)
     except UnacceptableKey as exc:
         raise ValueError(str(exc)) from None
+    return raw
 
 
 @functools.lru_cache(maxsize=1024)
@@ -210,13 +215,19 @@ def verify_receipt(
     return Verification(status, ok, kid, "pinned" if pinned else "unpinned", list(checks.values()))
 
 
+@functools.lru_cache(maxsize=256)
+def _decode_header(protected: str) -> Any:
+    """Receipts from one arbiter share their header; decoding it once is enough."""
+    try:
+        return parse(b64url_decode(protected))
+    except (ValueError, JSONError) as exc:
+        raise _Failed(f"the protected header is not base64url JSON: {exc}") from None
+
+
 def _check_header(artifact: object) -> tuple[str, dict[str, Any]]:
     if not isinstance(artifact, dict) or not isinstance(artifact.get("protected"), str):
         raise _Failed("the artifact has no protected header")
-    try:
-        header = parse(b64url_decode(artifact["protected"]))
-    except (ValueError, JSONError) as exc:
-        raise _Failed(f"the protected header is not base64url JSON: {exc}") from None
+    header = _decode_header(artifact["protected"])
     if not isinstance(header, dict):
         raise _Failed("the protected header is not a JSON object")
     if header.get("alg") not in ALGORITHMS:
@@ -285,11 +296,19 @@ def _check_terms(receipt: Mapping[str, Any]) -> tuple[str, bool]:
     signed = receipt.get("signed_payload")
     if not isinstance(signed, dict) or not isinstance(signed.get("session"), dict):
         raise _Failed("the receipt has no signed payload with a session")
-    if not same_json(receipt.get("final_terms"), signed.get("final_terms")):
+    if not _same_terms(receipt.get("final_terms"), signed.get("final_terms")):
         raise _Failed("final_terms differ from the signed terms")
     if receipt.get("session_id") != signed["session"].get("session_id"):
         raise _Failed("session_id differs from the signed session")
     return "final_terms and session_id equal what was signed", True
+
+
+def _same_terms(a: JSON, b: JSON) -> bool:
+    """Equal as JSON: `==` alone would take `true` for `1`; sorted dumps tell them apart."""
+    try:
+        return a == b and json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    except (TypeError, ValueError):
+        return same_json(a, b)
 
 
 def _check_chain(receipt: Mapping[str, Any], log: Sequence[JSON]) -> tuple[str, bool]:
