@@ -1,5 +1,6 @@
 """Who is asking: a bearer credential resolved to a negotiation, a party and a kind."""
 
+import threading
 from dataclasses import dataclass
 
 from sqlalchemy import Connection
@@ -20,13 +21,38 @@ class Access:
         return self.kind == "owner"
 
 
-def authorize(conn: Connection, token: str | None, negotiation_id: str) -> Access:
+class CredentialCache:
+    """Credentials are never changed or deleted once issued, so a process may remember the
+    ones it has seen; a token it has not seen is always looked up."""
+
+    def __init__(self, size: int = 65_536) -> None:
+        self._size = size
+        self._known: dict[str, records.Credential] = {}
+        self._lock = threading.Lock()
+
+    def find(self, conn: Connection, token_hash: str) -> records.Credential | None:
+        with self._lock:
+            found = self._known.get(token_hash)
+        if found is not None:
+            return found
+        found = records.find_credentials(conn, [token_hash]).get(token_hash)
+        if found is not None:
+            with self._lock:
+                if len(self._known) >= self._size:
+                    self._known.pop(next(iter(self._known)))
+                self._known[token_hash] = found
+        return found
+
+
+def authorize(
+    conn: Connection, token: str | None, negotiation_id: str, cache: CredentialCache
+) -> Access:
     """unauthenticated → forbidden: a seat or owner credential of this negotiation."""
     if not token:
         raise refuse(
             RefusalCode.UNAUTHENTICATED, "Send your seat or owner token as a Bearer credential."
         )
-    found = records.find_credentials(conn, [hash_token(token)]).get(hash_token(token))
+    found = cache.find(conn, hash_token(token))
     if found is None:
         raise refuse(RefusalCode.UNAUTHENTICATED, "This credential opens nothing; check the token.")
     if found.negotiation_id != negotiation_id or found.kind not in ("seat", "owner"):

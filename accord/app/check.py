@@ -1,11 +1,13 @@
 """`accord check`: verify every chain and rebuild every projection from the logs and private
 records, reporting each negotiation whose stored state disagrees."""
 
+import secrets
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from pydantic import ValidationError
 from sqlalchemy import Connection
 
 from accord.app.settings import Settings
@@ -23,7 +25,7 @@ from accord.store.database import Database
 class Report:
     negotiations: int = 0
     problems: list[dict[str, str]] = field(default_factory=list)
-    repaired: list[str] = field(default_factory=list)
+    repaired: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -48,10 +50,11 @@ def check(db: Database, settings: Settings, *, repair: bool = False) -> Report:
         problem = db.read(partial(_check_one, negotiation_id=negotiation_id, protocol=protocol))
         if problem is None:
             continue
-        report.problems.append({"id": negotiation_id, "problem": problem})
         if repair and problem.startswith("projection"):
             db.write(partial(_rebuild, negotiation_id=negotiation_id, settings=settings))
-            report.repaired.append(negotiation_id)
+            report.repaired.append({"id": negotiation_id, "problem": problem})
+        else:
+            report.problems.append({"id": negotiation_id, "problem": problem})
     return report
 
 
@@ -90,9 +93,14 @@ def _check_one(conn: Connection, *, negotiation_id: str, protocol: str) -> str |
         return f"projection: seq {row.seq} but the log has {len(public)} envelopes"
     if row.head_hash != verify_chain([e.to_json() for e in public]):
         return "projection: the stored chain head is not the log's"
-    stored = RoomState.model_validate_json(row.state)
+    try:
+        stored = RoomState.model_validate_json(row.state or "")
+    except ValidationError:
+        return "projection: the stored state cannot be read"
     if stored != state:
-        differing = sorted(k for k in state.model_fields if getattr(stored, k) != getattr(state, k))
+        differing = sorted(
+            k for k in RoomState.model_fields if getattr(stored, k) != getattr(state, k)
+        )
         return f"projection: stored state differs from the log in {differing}"
     if row.is_final != state.is_final:
         return "projection: is_final differs from the log"
@@ -107,6 +115,7 @@ def _rebuild(conn: Connection, *, negotiation_id: str, settings: Settings) -> No
         negotiation_id,
         head=head,
         state=state.model_dump_json(),
+        version=secrets.token_hex(12),
         is_final=state.is_final,
         expires_at=expires_at(state, settings.room_policy),
         now=state.updated_at,

@@ -4,7 +4,7 @@ through these methods. Each write is one transaction: lock, load, decide, append
 import json
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from typing import Any, Final, TypeVar
@@ -12,7 +12,7 @@ from typing import Any, Final, TypeVar
 from sqlalchemy import Connection
 
 from accord.app import ledger
-from accord.app.access import Access, authorize
+from accord.app.access import Access, CredentialCache, authorize
 from accord.app.notifier import Notifier
 from accord.app.settings import Settings
 from accord.app.tokens import hash_token, new_id, new_nonce, new_token
@@ -31,6 +31,7 @@ from accord.protocols.rooms.moves import (
     ListRequest,
     MoveRequest,
     OpenRequest,
+    shape_problems,
 )
 from accord.protocols.rooms.receipt import ReceiptBody, build_receipt
 from accord.protocols.rooms.state import PROTOCOL, Actor, RoomState, Seat, Status, expires_at
@@ -41,6 +42,7 @@ from accord.trust.keys import Keyring, Keys, keyring_path
 from accord.trust.receipts import signed_receipt, unsigned_receipt
 
 NAME_TRIES: Final = 24
+STATE_CACHE_SIZE: Final = 4096
 
 JSONBody = dict[str, Any]
 T = TypeVar("T")
@@ -48,11 +50,12 @@ T = TypeVar("T")
 
 @dataclass
 class _Loaded:
-    """A room inside a write transaction: its state and where its chain ends."""
+    """A room inside a write transaction: its state, where its chain ends, and what this
+    transaction appended to it."""
 
     state: RoomState
     head: ChainHead
-    appended: bool = False
+    public: list[Envelope] = field(default_factory=list)
 
 
 class Rooms:
@@ -68,6 +71,8 @@ class Rooms:
         self._db = db
         self._settings = settings
         self._keys = keys
+        self._states: dict[str, tuple[str, RoomState]] = {}
+        self._credentials = CredentialCache()
         self._policy = settings.room_policy
         self._clock = clock
         self._notifier = notifier or Notifier()
@@ -152,7 +157,7 @@ class Rooms:
         request_hash = commit(request.model_dump(mode="json", exclude_none=True))
 
         def txn(conn: Connection) -> tuple[int, JSONBody] | Refused:
-            access = authorize(conn, token, room_id)
+            access = authorize(conn, token, room_id, self._credentials)
             loaded = self._lock(conn, room_id)
             seat = Seat(access.party)
             if request.message_id is not None:
@@ -164,17 +169,23 @@ class Rooms:
                             "This message_id was used with a different move; use a new one.",
                         )
                     return seen.status, json.loads(seen.response)
+            if problems := shape_problems(request):
+                return refuse(
+                    RefusalCode.INVALID_REQUEST,
+                    "Fix the move: see fields for what does not belong.",
+                    fields=problems,
+                )
             now = self._clock()
             self._expire_if_due(conn, loaded, now)
             actor = Actor(seat, access.is_owner)
             decision = decide.decide_move(loaded.state, request, actor, now=now)
             if isinstance(decision, Refusal):
                 return Refused(decision)
-            before = loaded.head.next_seq
             self._append_loaded(conn, loaded, decision, now, message_id=request.message_id)
             room = self._view(loaded.state, seat)
             if decision.public:
-                status, body = 200, {"room": room, "move": self._envelope_at(conn, room_id, before)}
+                move = next(e for e in loaded.public if e.type.startswith("move."))
+                status, body = 200, {"room": room, "move": move.to_json()}
             else:
                 pending = confirmations(loaded.state, seat)[0]
                 status, body = 202, {"room": room, "confirmation": pending.model_dump(mode="json")}
@@ -196,7 +207,7 @@ class Rooms:
         self, token: str | None, room_id: str, confirmation_id: str, request: ConfirmRequest
     ) -> JSONBody:
         def txn(conn: Connection) -> JSONBody | Refused:
-            access = authorize(conn, token, room_id)
+            access = authorize(conn, token, room_id, self._credentials)
             loaded = self._lock(conn, room_id)
             now = self._clock()
             self._expire_if_due(conn, loaded, now)
@@ -243,7 +254,7 @@ class Rooms:
 
     def log(self, token: str | None, room_id: str) -> JSONBody:
         def read(conn: Connection) -> list[Any]:
-            authorize(conn, token, room_id)
+            authorize(conn, token, room_id, self._credentials)
             return [json.loads(body) for body in records.read_log_bodies(conn, room_id)]
 
         self._expire_on_access(room_id)
@@ -293,7 +304,7 @@ class Rooms:
         return dict(self._current_keys().jwks())
 
     def authorize(self, token: str | None, room_id: str) -> Access:
-        return self._db.read(lambda conn: authorize(conn, token, room_id))
+        return self._db.read(lambda conn: authorize(conn, token, room_id, self._credentials))
 
     def events(self, access: Access, after: int) -> list[records.EventRow]:
         self._expire_on_access(access.negotiation_id)
@@ -324,7 +335,7 @@ class Rooms:
 
     def _read_current(self, token: str | None, room_id: str) -> tuple[Access, RoomState]:
         def read(conn: Connection) -> tuple[Access, RoomState]:
-            return authorize(conn, token, room_id), self._load(conn, room_id)
+            return authorize(conn, token, room_id, self._credentials), self._load(conn, room_id)
 
         access, state = self._db.read(read)
         if decide.expire(state, now=self._clock(), policy=self._policy) is not None:
@@ -345,15 +356,21 @@ class Rooms:
 
     def _load(self, conn: Connection, room_id: str) -> RoomState:
         row = records.read_negotiation(conn, room_id)
-        if row is None or row.protocol != PROTOCOL:
+        if row is None or row.protocol != PROTOCOL or row.state is None:
             raise refuse(RefusalCode.ROOM_NOT_FOUND, "No such room; check the room id.")
         return RoomState.model_validate_json(row.state)
 
     def _lock(self, conn: Connection, room_id: str) -> _Loaded:
+        """The room locked for this write, its state from the writer's cache when the stored
+        version is the one the cache holds (any process may have written since)."""
         row = records.lock_negotiation(conn, room_id)
         if row is None or row.protocol != PROTOCOL:
             raise refuse(RefusalCode.ROOM_NOT_FOUND, "No such room; check the room id.")
-        return _Loaded(RoomState.model_validate_json(row.state), row.head)
+        cached = self._states.get(room_id)
+        if cached is not None and cached[0] == row.version:
+            return _Loaded(cached[1], row.head)
+        state = RoomState.model_validate_json(records.read_state(conn, room_id))
+        return _Loaded(state, row.head)
 
     def _expire_if_due(self, conn: Connection, loaded: _Loaded, now: datetime) -> bool:
         decision = decide.expire(loaded.state, now=now, policy=self._policy)
@@ -374,7 +391,8 @@ class Rooms:
         fresh = self._append(
             conn, loaded.state.room_id, loaded.state, loaded.head, decision, now, message_id
         )
-        loaded.state, loaded.head, loaded.appended = fresh.state, fresh.head, True
+        loaded.state, loaded.head = fresh.state, fresh.head
+        loaded.public += fresh.public
 
     def _append(
         self,
@@ -405,16 +423,29 @@ class Rooms:
             self._sign_agreement(conn, room_id, ts)
         for party, record in appended.private:
             state = apply_private(state, Seat(party), record)
+        version = secrets.token_hex(12)
         records.save_projection(
             conn,
             room_id,
             head=appended.head,
             state=state.model_dump_json(),
+            version=version,
             is_final=state.is_final,
             expires_at=expires_at(state, self._policy),
             now=ts,
         )
-        return _Loaded(state, appended.head, True)
+        self._remember_state(room_id, version, state)
+        return _Loaded(state, appended.head, appended.public)
+
+    def _remember_state(self, room_id: str, version: str, state: RoomState) -> None:
+        """Only the writer thread touches the cache. A state whose write is later rolled
+        back stays behind under a version the store never holds, so it is never used."""
+        self._states.pop(room_id, None)
+        if state.is_final:
+            return
+        self._states[room_id] = (version, state)
+        if len(self._states) > STATE_CACHE_SIZE:
+            self._states.pop(next(iter(self._states)))
 
     def _current_keys(self) -> Keyring:
         if self._keys is None:
@@ -435,10 +466,6 @@ class Rooms:
         key = self._current_keys().active("live")
         receipt = signed_receipt(body.members, body.signed_payload, key)
         records.insert_receipt(conn, room_id, canonical(receipt), ts)
-
-    def _envelope_at(self, conn: Connection, room_id: str, seq: int) -> Any:
-        bodies = records.read_log_bodies(conn, room_id)
-        return json.loads(bodies[seq])
 
     def _free_name(self, conn: Connection) -> str:
         rng = secrets.SystemRandom()

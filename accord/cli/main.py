@@ -12,8 +12,10 @@ from accord import __version__
 from accord.app.check import check as run_check
 from accord.app.rooms import Rooms
 from accord.app.settings import Settings
+from accord.cli import keys, rooms
 from accord.cli.options import Json, with_settings
 from accord.cli.output import err, out, print_json
+from accord.cli.verify import verify
 from accord.store.database import Database
 from accord.store.engine import is_sqlite
 
@@ -24,6 +26,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.add_typer(rooms.app)
+app.add_typer(keys.app, name="keys")
+app.command()(verify)
 
 
 def _now() -> datetime:
@@ -90,7 +95,8 @@ def check(
         bool, typer.Option("--repair", help="Rewrite projections that disagree with the log.")
     ] = False,
 ) -> None:
-    """Verify every chain and rebuild every projection from the logs; exit 1 on a problem."""
+    """Verify every chain and rebuild every projection from the logs; exit 1 on a problem
+    (with --repair, a projection rewritten from its log no longer counts as one)."""
     db = Database(settings.database)
     try:
         report = run_check(db, settings, repair=repair)
@@ -100,7 +106,9 @@ def check(
         print_json(report.to_json())
     else:
         for problem in report.problems:
-            out.print(f"[red]problem[/red] {problem['id']}: {problem['problem']}")
+            out.print(f"[red]problem[/red] {problem['id']}: {problem['problem']}", markup=True)
+        for fixed in report.repaired:
+            out.print(f"[yellow]repaired[/yellow] {fixed['id']}: {fixed['problem']}")
         verdict = "[green]ok[/green]" if report.ok else "[red]problems found[/red]"
         out.print(f"{report.negotiations} negotiation(s) checked: {verdict}")
     if not report.ok:

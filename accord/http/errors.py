@@ -4,7 +4,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Final
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -12,6 +12,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from accord.core.refusals import RefusalCode, Refused
 
 log = logging.getLogger("accord.http")
+
+JSON_ERROR: Final = "accord.json_error"
+"""Where the strict body parser leaves its reason for the validation error handler."""
 
 STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
     RefusalCode.UNAUTHENTICATED: 401,
@@ -36,14 +39,6 @@ STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
     RefusalCode.RATE_LIMITED: 429,
     RefusalCode.INTERNAL: 500,
 }
-
-
-class BadJSON(HTTPException):
-    """The body is not strict JSON (malformed, duplicate keys, NaN): invalid_request."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(status_code=400, detail=reason)
-        self.reason = reason
 
 
 def error_body(code: RefusalCode, message: str, **details: Any) -> dict[str, Any]:
@@ -72,8 +67,12 @@ async def _refused(_request: Request, exc: Exception) -> JSONResponse:
     return error_response(refusal.code, refusal.message, headers=headers, **refusal.details)
 
 
-async def _invalid(_request: Request, exc: Exception) -> JSONResponse:
+async def _invalid(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
+    if reason := request.scope.get(JSON_ERROR):
+        return error_response(
+            RefusalCode.INVALID_REQUEST, "Send a strict JSON body.", reason=reason
+        )
     fields = {_field_path(tuple(e["loc"])): e["msg"] for e in exc.errors()}
     return error_response(
         RefusalCode.INVALID_REQUEST, "Fix the request: see fields for what is wrong.", fields=fields
@@ -82,10 +81,6 @@ async def _invalid(_request: Request, exc: Exception) -> JSONResponse:
 
 async def _http(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    if isinstance(exc, BadJSON):
-        return error_response(
-            RefusalCode.INVALID_REQUEST, "Send a strict JSON body.", reason=exc.reason
-        )
     if exc.status_code == 404:
         return error_response(RefusalCode.NOT_FOUND, "No such endpoint; see /openapi.json.")
     if exc.status_code == 405:

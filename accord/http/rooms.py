@@ -4,7 +4,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Final
 
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Depends, Header, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, StreamingResponse
 
@@ -18,7 +18,6 @@ from accord.protocols.rooms.moves import (
     ListRequest,
     MoveRequest,
     OpenRequest,
-    shape_problems,
 )
 
 router = APIRouter(route_class=StrictRoute, tags=["rooms"])
@@ -30,6 +29,16 @@ KEEPALIVE_SECONDS: Final = 15.0
 def _rooms(request: Request) -> Rooms:
     rooms: Rooms = request.app.state.rooms
     return rooms
+
+
+def seat_token(room_id: str, request: Request, token: Bearer) -> str | None:
+    """Checks the credential before the body is looked at (rooms-api.md, Check order:
+    unauthenticated → forbidden → room_not_found → invalid_request)."""
+    _rooms(request).authorize(token, room_id)
+    return token
+
+
+SeatToken = Annotated[str | None, Depends(seat_token)]
 
 
 @router.post("/v1/rooms", status_code=201, summary="Open a room")
@@ -48,7 +57,7 @@ def list_rooms(body: ListRequest, request: Request, _token: Bearer) -> dict[str,
 
 
 @router.get("/v1/rooms/{room_id}", summary="The room as your seat sees it")
-def show_room(room_id: str, request: Request, token: Bearer) -> dict[str, Any]:
+def show_room(room_id: str, request: Request, token: SeatToken) -> dict[str, Any]:
     return _rooms(request).show(token, room_id)
 
 
@@ -57,22 +66,13 @@ def show_room(room_id: str, request: Request, token: Bearer) -> dict[str, Any]:
     summary="Make a move",
     responses={202: {"description": "The move waits for the owner's confirmation."}},
 )
-def move(room_id: str, body: MoveRequest, request: Request, token: Bearer) -> JSONResponse:
-    rooms = _rooms(request)
-    if problems := shape_problems(body):
-        # Authentication comes first in the check order, so ask who it is before refusing.
-        rooms.authorize(token, room_id)
-        raise refuse(
-            RefusalCode.INVALID_REQUEST,
-            "Fix the move: see fields for what does not belong.",
-            fields=problems,
-        )
-    status, payload = rooms.move(token, room_id, body)
+def move(room_id: str, body: MoveRequest, request: Request, token: SeatToken) -> JSONResponse:
+    status, payload = _rooms(request).move(token, room_id, body)
     return JSONResponse(payload, status_code=status)
 
 
 @router.get("/v1/rooms/{room_id}/confirmations", summary="Moves waiting for the owner")
-def list_confirmations(room_id: str, request: Request, token: Bearer) -> dict[str, Any]:
+def list_confirmations(room_id: str, request: Request, token: SeatToken) -> dict[str, Any]:
     return _rooms(request).pending(token, room_id)
 
 
@@ -80,18 +80,18 @@ def list_confirmations(room_id: str, request: Request, token: Bearer) -> dict[st
     "/v1/rooms/{room_id}/confirmations/{confirmation_id}", summary="Confirm or decline a move"
 )
 def decide_confirmation(
-    room_id: str, confirmation_id: str, body: ConfirmRequest, request: Request, token: Bearer
+    room_id: str, confirmation_id: str, body: ConfirmRequest, request: Request, token: SeatToken
 ) -> dict[str, Any]:
     return _rooms(request).confirm(token, room_id, confirmation_id, body)
 
 
 @router.get("/v1/rooms/{room_id}/log", summary="The whole public log")
-def room_log(room_id: str, request: Request, token: Bearer) -> dict[str, Any]:
+def room_log(room_id: str, request: Request, token: SeatToken) -> dict[str, Any]:
     return _rooms(request).log(token, room_id)
 
 
 @router.get("/v1/rooms/{room_id}/receipt", summary="The receipt of a final room")
-def room_receipt(room_id: str, request: Request, token: Bearer) -> dict[str, Any]:
+def room_receipt(room_id: str, request: Request, token: SeatToken) -> dict[str, Any]:
     return _rooms(request).receipt(token, room_id)
 
 

@@ -8,16 +8,20 @@ from fastapi import Request, Response
 from fastapi.routing import APIRoute
 
 from accord.core.jsonio import JSONError, parse
-from accord.http.errors import BadJSON
+from accord.http.errors import JSON_ERROR
 
 
 class StrictRequest(Request):
     async def json(self) -> Any:
+        """A body that is not strict JSON reads as no body, and the reason is kept for the
+        error: refusing it here would answer before the credential is checked, which
+        rooms-api.md's check order puts first."""
         if not hasattr(self, "_json"):
             try:
                 self._json = parse(await self.body())
             except JSONError as exc:
-                raise BadJSON(exc.reason) from None
+                self.scope[JSON_ERROR] = exc.reason
+                self._json = None
         return self._json
 
 

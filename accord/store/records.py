@@ -3,8 +3,9 @@ events. Functions of a Connection, so that callers choose the transaction."""
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
-from sqlalchemy import Connection, and_, func, insert, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, func, insert, or_, select, update
 
 from accord.core.chain import ChainHead
 from accord.core.commit import Hash, commit_bytes
@@ -25,38 +26,48 @@ from accord.store.tables import (
 class NegotiationRow:
     id: str
     protocol: str
-    name: str | None
     seq: int
     head_hash: Hash | None
-    state: str
+    version: str
     is_final: bool
+    state: str | None
 
     @property
     def head(self) -> ChainHead:
         return ChainHead(self.seq + 1, self.head_hash)
 
 
+_BY_ID: Final = negotiations.c.id == bindparam("negotiation_id")
+_HEAD: Final = (
+    negotiations.c.id,
+    negotiations.c.protocol,
+    negotiations.c.seq,
+    negotiations.c.head_hash,
+    negotiations.c.version,
+    negotiations.c.is_final,
+)
+_LOCK: Final = select(*_HEAD).where(_BY_ID)
+_LOCK_FOR_UPDATE: Final = _LOCK.with_for_update()
+_READ: Final = select(*_HEAD, negotiations.c.state).where(_BY_ID)
+_READ_STATE: Final = select(negotiations.c.state).where(_BY_ID)
+
+
 def lock_negotiation(conn: Connection, negotiation_id: str) -> NegotiationRow | None:
-    """The negotiation's row, locked for this transaction (SQLite holds the database lock)."""
-    query = select(negotiations).where(negotiations.c.id == negotiation_id)
-    if conn.dialect.name == "postgresql":
-        query = query.with_for_update()
-    return _row(conn.execute(query).first())
+    """The negotiation's row without its state, locked for this transaction (on SQLite the
+    writer already holds the database lock). `version` tells whether a cached state is still
+    the stored one; `read_state` fetches it when it is not."""
+    query = _LOCK_FOR_UPDATE if conn.dialect.name == "postgresql" else _LOCK
+    row = conn.execute(query, {"negotiation_id": negotiation_id}).first()
+    return NegotiationRow(*row, None) if row is not None else None
 
 
 def read_negotiation(conn: Connection, negotiation_id: str) -> NegotiationRow | None:
-    return _row(
-        conn.execute(select(negotiations).where(negotiations.c.id == negotiation_id)).first()
-    )
+    row = conn.execute(_READ, {"negotiation_id": negotiation_id}).first()
+    return NegotiationRow(*row) if row is not None else None
 
 
-def _row(row: object) -> NegotiationRow | None:
-    if row is None:
-        return None
-    m = row._mapping  # type: ignore[attr-defined]  # a SQLAlchemy Row
-    return NegotiationRow(
-        m["id"], m["protocol"], m["name"], m["seq"], m["head_hash"], m["state"], m["is_final"]
-    )
+def read_state(conn: Connection, negotiation_id: str) -> str:
+    return str(conn.execute(_READ_STATE, {"negotiation_id": negotiation_id}).scalar_one())
 
 
 def insert_negotiation(
@@ -70,6 +81,7 @@ def insert_negotiation(
             seq=-1,
             head_hash=None,
             state="{}",
+            version="",
             is_final=False,
             expires_at=None,
             created_at=now,
@@ -78,27 +90,34 @@ def insert_negotiation(
     )
 
 
+_SAVE: Final = update(negotiations).where(_BY_ID)
+
+
 def save_projection(
     conn: Connection,
     negotiation_id: str,
     *,
     head: ChainHead,
     state: str,
+    version: str,
     is_final: bool,
     expires_at: str | None,
     now: str,
 ) -> None:
+    """`version` is new and random on every save, so that a cached state from a write that
+    was rolled back can never pass for the stored one."""
     conn.execute(
-        update(negotiations)
-        .where(negotiations.c.id == negotiation_id)
-        .values(
-            seq=head.next_seq - 1,
-            head_hash=head.head,
-            state=state,
-            is_final=is_final,
-            expires_at=expires_at,
-            updated_at=now,
-        )
+        _SAVE,
+        {
+            "negotiation_id": negotiation_id,
+            "seq": head.next_seq - 1,
+            "head_hash": head.head,
+            "state": state,
+            "version": version,
+            "is_final": is_final,
+            "expires_at": expires_at,
+            "updated_at": now,
+        },
     )
 
 
@@ -128,16 +147,20 @@ def all_negotiation_ids(conn: Connection) -> list[tuple[str, str]]:
     return [(row.id, row.protocol) for row in conn.execute(query)]
 
 
+_INSERT_ENVELOPE: Final = insert(envelopes)
+
+
 def insert_envelope(conn: Connection, negotiation_id: str, envelope: Envelope) -> Hash:
     """Store the canonical bytes and return the envelope's commitment (the next prev_hash)."""
     body = canonical(envelope.to_json())
     conn.execute(
-        insert(envelopes).values(
-            negotiation_id=negotiation_id,
-            seq=envelope.seq,
-            type=envelope.type,
-            body=body.decode(),
-        )
+        _INSERT_ENVELOPE,
+        {
+            "negotiation_id": negotiation_id,
+            "seq": envelope.seq,
+            "type": envelope.type,
+            "body": body.decode(),
+        },
     )
     return commit_bytes(body)
 
@@ -228,6 +251,16 @@ def find_credentials(conn: Connection, token_hashes: Sequence[str]) -> dict[str,
     }
 
 
+_FIND_REMEMBERED: Final = select(
+    idempotency.c.request_hash, idempotency.c.status, idempotency.c.response
+).where(
+    idempotency.c.negotiation_id == bindparam("negotiation_id"),
+    idempotency.c.party == bindparam("party"),
+    idempotency.c.message_id == bindparam("message_id"),
+)
+_REMEMBER: Final = insert(idempotency)
+
+
 @dataclass(frozen=True)
 class Remembered:
     request_hash: str
@@ -238,12 +271,10 @@ class Remembered:
 def find_remembered(
     conn: Connection, negotiation_id: str, party: str, message_id: str
 ) -> Remembered | None:
-    query = select(idempotency.c.request_hash, idempotency.c.status, idempotency.c.response).where(
-        idempotency.c.negotiation_id == negotiation_id,
-        idempotency.c.party == party,
-        idempotency.c.message_id == message_id,
-    )
-    row = conn.execute(query).first()
+    row = conn.execute(
+        _FIND_REMEMBERED,
+        {"negotiation_id": negotiation_id, "party": party, "message_id": message_id},
+    ).first()
     return Remembered(row.request_hash, row.status, row.response) if row else None
 
 
@@ -258,14 +289,15 @@ def remember(
     response: str,
 ) -> None:
     conn.execute(
-        insert(idempotency).values(
-            negotiation_id=negotiation_id,
-            party=party,
-            message_id=message_id,
-            request_hash=request_hash,
-            status=status,
-            response=response,
-        )
+        _REMEMBER,
+        {
+            "negotiation_id": negotiation_id,
+            "party": party,
+            "message_id": message_id,
+            "request_hash": request_hash,
+            "status": status,
+            "response": response,
+        },
     )
 
 
@@ -276,10 +308,13 @@ class EventRow:
     data: str
 
 
+_INSERT_EVENT: Final = insert(events)
+
+
 def insert_events(conn: Connection, rows: Iterable[dict[str, object]]) -> None:
     values = list(rows)
     if values:
-        conn.execute(insert(events), values)
+        conn.execute(_INSERT_EVENT, values)
 
 
 def read_events(

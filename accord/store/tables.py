@@ -29,6 +29,7 @@ negotiations = Table(
     Column("seq", Integer, nullable=False),
     Column("head_hash", String(80)),
     Column("state", Text, nullable=False),
+    Column("version", String(32), nullable=False),
     Column("is_final", Boolean, nullable=False),
     Column("expires_at", TIME),
     Column("created_at", TIME, nullable=False),

@@ -12,9 +12,10 @@ def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
-def b64url_decode(text: str) -> bytes:
-    """Refuses padding, other alphabets and non-canonical trailing bits."""
-    if not _ALPHABET.fullmatch(text) or len(text) % 4 == 1:
+def b64url_decode(text: object) -> bytes:
+    """Refuses anything but a string, padding, other alphabets and non-canonical trailing
+    bits (a receipt is hostile input: a number where a string belongs is a refusal)."""
+    if not isinstance(text, str) or not _ALPHABET.fullmatch(text) or len(text) % 4 == 1:
         raise ValueError("not base64url without padding")
     try:
         data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

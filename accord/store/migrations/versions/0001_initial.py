@@ -24,6 +24,7 @@ def upgrade() -> None:
         sa.Column("seq", sa.Integer, nullable=False),
         sa.Column("head_hash", sa.String(80)),
         sa.Column("state", sa.Text, nullable=False),
+        sa.Column("version", sa.String(32), nullable=False),
         sa.Column("is_final", sa.Boolean, nullable=False),
         sa.Column("expires_at", TIME),
         sa.Column("created_at", TIME, nullable=False),

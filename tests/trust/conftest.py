@@ -1,0 +1,104 @@
+"""Builders for the trust tests: an agreed room made through the rooms service (open, join,
+counter, approve, approve), its stored receipt, log and JWKS, and the vectors folder."""
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+
+from accord.app.rooms import Rooms
+from accord.app.settings import Settings
+from accord.core.commit import commit
+from accord.protocols.rooms.moves import JoinRequest, MoveRequest, OpenRequest
+from accord.store.database import Database
+from accord.trust.keys import SigningKey, keyring_path, load_keyring
+from tests.conftest import START, FakeClock, _postgres_schema_url
+
+VECTORS: Final = Path(__file__).resolve().parent.parent / "vectors"
+
+SCHEMA: Final[dict[str, Any]] = {
+    "price": {"type": "money", "currency": "EUR"},
+    "qty": {"type": "int"},
+    "note": {"type": "string", "optional": True},
+}
+OFFER: Final[dict[str, Any]] = {"price": {"amount_minor": 125_000, "currency": "EUR"}, "qty": 3}
+COUNTER: Final[dict[str, Any]] = {
+    "price": {"amount_minor": 119_900, "currency": "EUR"},
+    "qty": 3,
+    "note": "Delivery to Lyon, 5 Dec – café €",
+}
+
+
+@dataclass(frozen=True)
+class Opened:
+    room_id: str
+    opener_seat: str
+    opener_owner: str
+    joiner_seat: str
+    joiner_owner: str
+
+
+@dataclass(frozen=True)
+class Agreement:
+    room: Opened
+    receipt: dict[str, Any]
+    log: list[dict[str, Any]]
+    jwks: dict[str, Any]
+
+
+def open_and_join(rooms: Rooms) -> Opened:
+    opened = rooms.open(OpenRequest(subject_schema=SCHEMA, subject=OFFER, title="Three bikes"))
+    joined = rooms.join(JoinRequest(invite_token=opened["invite"]["token"]))
+    return Opened(
+        room_id=opened["room"]["room_id"],
+        opener_seat=opened["seat_token"],
+        opener_owner=opened["owner_token"],
+        joiner_seat=joined["seat_token"],
+        joiner_owner=joined["owner_token"],
+    )
+
+
+def agree(rooms: Rooms) -> Agreement:
+    """open → join → counter → approve (opener's owner) → approve (joiner's owner)."""
+    room = open_and_join(rooms)
+    rooms.move(room.joiner_seat, room.room_id, MoveRequest(type="counter", terms=COUNTER))
+    approve = MoveRequest(type="approve", subject_hash=commit(COUNTER))
+    status, _ = rooms.move(room.opener_owner, room.room_id, approve)
+    assert status == 200
+    status, body = rooms.move(room.joiner_owner, room.room_id, approve)
+    assert status == 200 and body["room"]["state"] == "agreed", body
+    return Agreement(
+        room=room,
+        receipt=rooms.receipt(room.opener_seat, room.room_id),
+        log=rooms.log(room.opener_seat, room.room_id)["envelopes"],
+        jwks=rooms.jwks(),
+    )
+
+
+@dataclass(frozen=True)
+class Signed:
+    """One agreement shared by a module's tests, with the live key that signed it (so that
+    an attacker's re-signed forgeries can be made with the real key too)."""
+
+    agreement: Agreement
+    live_key: SigningKey
+
+
+@pytest.fixture(scope="module")
+def signed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Signed]:
+    data_dir = tmp_path_factory.mktemp("trust") / "data"
+    base = os.environ.get("ACCORD_TEST_DATABASE_URL")
+    urls = _postgres_schema_url(base) if base else iter([f"sqlite:///{data_dir / 'accord.db'}"])
+    settings = Settings(data_dir=data_dir, database_url=next(urls))
+    db = Database(settings.database)
+    try:
+        agreement = agree(Rooms(db, settings, clock=FakeClock()))
+        keyring = load_keyring(keyring_path(settings.key_file, settings.data_dir), now=START)
+        yield Signed(agreement, keyring.active("live"))
+    finally:
+        db.close()
+        for _ in urls:  # drops the PostgreSQL schema
+            pass
