@@ -2,12 +2,15 @@
 
 import threading
 from dataclasses import dataclass
+from typing import Final
 
 from sqlalchemy import Connection
 
 from accord.app.tokens import hash_token
 from accord.core.refusals import RefusalCode, refuse
 from accord.store import records
+
+SEAT_KINDS: Final = frozenset({"seat", "owner"})
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,10 @@ class CredentialCache:
         self._size = size
         self._known: dict[str, records.Credential] = {}
         self._lock = threading.Lock()
+
+    def known(self, token_hash: str) -> records.Credential | None:
+        with self._lock:
+            return self._known.get(token_hash)
 
     def find(self, conn: Connection, token_hash: str) -> records.Credential | None:
         with self._lock:
@@ -55,6 +62,6 @@ def authorize(
     found = cache.find(conn, hash_token(token))
     if found is None:
         raise refuse(RefusalCode.UNAUTHENTICATED, "This credential opens nothing; check the token.")
-    if found.negotiation_id != negotiation_id or found.kind not in ("seat", "owner"):
+    if found.negotiation_id != negotiation_id or found.kind not in SEAT_KINDS:
         raise refuse(RefusalCode.FORBIDDEN, "This credential belongs to another room.")
     return Access(found.negotiation_id, found.party, found.kind)

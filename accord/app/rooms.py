@@ -1,6 +1,7 @@
 """Rooms as a service: every adapter (HTTP, CLI, agents) opens, joins, reads and moves
 through these methods. Each write is one transaction: lock, load, decide, append, project."""
 
+import asyncio
 import json
 import secrets
 from collections.abc import Callable
@@ -12,7 +13,7 @@ from typing import Any, Final, TypeVar
 from sqlalchemy import Connection
 
 from accord.app import ledger
-from accord.app.access import Access, CredentialCache, authorize
+from accord.app.access import SEAT_KINDS, Access, CredentialCache, authorize
 from accord.app.notifier import Notifier
 from accord.app.settings import Settings
 from accord.app.tokens import hash_token, new_id, new_nonce, new_token
@@ -46,6 +47,18 @@ STATE_CACHE_SIZE: Final = 4096
 
 JSONBody = dict[str, Any]
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A response as it is sent and remembered: encoded once, in the writer."""
+
+    status: int
+    body: bytes
+
+
+def encode(body: JSONBody) -> bytes:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 @dataclass
@@ -154,9 +167,23 @@ class Rooms:
         return self._write(txn)
 
     def move(self, token: str | None, room_id: str, request: MoveRequest) -> tuple[int, JSONBody]:
+        answer = self._write(self._move_txn(token, room_id, request))
+        return answer.status, json.loads(answer.body)
+
+    async def move_async(self, token: str | None, room_id: str, request: MoveRequest) -> Answer:
+        """The same move for an event loop: no thread waits while the writer works."""
+        result = await asyncio.wrap_future(self._db.submit(self._move_txn(token, room_id, request)))
+        self._notifier.notify()
+        if isinstance(result, Refused):
+            raise result
+        return result
+
+    def _move_txn(
+        self, token: str | None, room_id: str, request: MoveRequest
+    ) -> Callable[[Connection], "Answer | Refused"]:
         request_hash = commit(request.model_dump(mode="json", exclude_none=True))
 
-        def txn(conn: Connection) -> tuple[int, JSONBody] | Refused:
+        def txn(conn: Connection) -> Answer | Refused:
             access = authorize(conn, token, room_id, self._credentials)
             loaded = self._lock(conn, room_id)
             seat = Seat(access.party)
@@ -168,7 +195,7 @@ class Rooms:
                             RefusalCode.MESSAGE_ID_REUSED,
                             "This message_id was used with a different move; use a new one.",
                         )
-                    return seen.status, json.loads(seen.response)
+                    return Answer(seen.status, seen.response.encode())
             if problems := shape_problems(request):
                 return refuse(
                     RefusalCode.INVALID_REQUEST,
@@ -189,6 +216,7 @@ class Rooms:
             else:
                 pending = confirmations(loaded.state, seat)[0]
                 status, body = 202, {"room": room, "confirmation": pending.model_dump(mode="json")}
+            answer = Answer(status, encode(body))
             if request.message_id is not None:
                 records.remember(
                     conn,
@@ -197,11 +225,11 @@ class Rooms:
                     request.message_id,
                     request_hash=request_hash,
                     status=status,
-                    response=json.dumps(body),
+                    response=answer.body.decode(),
                 )
-            return status, body
+            return answer
 
-        return self._write(txn)
+        return txn
 
     def confirm(
         self, token: str | None, room_id: str, confirmation_id: str, request: ConfirmRequest
@@ -253,12 +281,10 @@ class Rooms:
         return {"confirmations": [c.model_dump(mode="json") for c in items]}
 
     def log(self, token: str | None, room_id: str) -> JSONBody:
-        def read(conn: Connection) -> list[Any]:
-            authorize(conn, token, room_id, self._credentials)
-            return [json.loads(body) for body in records.read_log_bodies(conn, room_id)]
-
+        self.authorize(token, room_id)
         self._expire_on_access(room_id)
-        return {"envelopes": self._db.read(read)}
+        bodies = self._db.read(lambda conn: records.read_log_bodies(conn, room_id))
+        return {"envelopes": [json.loads(body) for body in bodies]}
 
     def list_rooms(self, request: ListRequest) -> JSONBody:
         hashes = [hash_token(t) for t in request.tokens]
@@ -302,6 +328,16 @@ class Rooms:
 
     def jwks(self) -> JSONBody:
         return dict(self._current_keys().jwks())
+
+    def authorize_known(self, token: str | None, room_id: str) -> Access | None:
+        """The access of a credential this process has seen, without touching the store;
+        None when it must be looked up (or refused) with `authorize`."""
+        if not token:
+            return None
+        found = self._credentials.known(hash_token(token))
+        if found is None or found.negotiation_id != room_id or found.kind not in SEAT_KINDS:
+            return None
+        return Access(found.negotiation_id, found.party, found.kind)
 
     def authorize(self, token: str | None, room_id: str) -> Access:
         return self._db.read(lambda conn: authorize(conn, token, room_id, self._credentials))

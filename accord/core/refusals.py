@@ -14,6 +14,7 @@ class RefusalCode(StrEnum):
     MESSAGE_ID_REUSED = "message_id_reused"
     ROOM_NOT_FOUND = "room_not_found"
     NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
     INVALID_REQUEST = "invalid_request"
     INVALID_TERMS = "invalid_terms"
     INVALID_DEADLINE = "invalid_deadline"

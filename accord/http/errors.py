@@ -22,6 +22,7 @@ STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
     RefusalCode.MESSAGE_ID_REUSED: 409,
     RefusalCode.ROOM_NOT_FOUND: 404,
     RefusalCode.NOT_FOUND: 404,
+    RefusalCode.METHOD_NOT_ALLOWED: 405,
     RefusalCode.INVALID_REQUEST: 400,
     RefusalCode.INVALID_TERMS: 422,
     RefusalCode.INVALID_DEADLINE: 422,
@@ -84,9 +85,10 @@ async def _http(_request: Request, exc: Exception) -> JSONResponse:
     if exc.status_code == 404:
         return error_response(RefusalCode.NOT_FOUND, "No such endpoint; see /openapi.json.")
     if exc.status_code == 405:
-        return JSONResponse(
-            error_body(RefusalCode.INVALID_REQUEST, "This endpoint does not take that method."),
-            status_code=405,
+        return error_response(
+            RefusalCode.METHOD_NOT_ALLOWED,
+            "This endpoint does not take that method; see /openapi.json.",
+            headers=exc.headers,
         )
     return error_response(RefusalCode.INVALID_REQUEST, str(exc.detail))
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 
 from accord.app.rooms import Rooms
 from accord.core.refusals import RefusalCode, refuse
@@ -31,10 +31,12 @@ def _rooms(request: Request) -> Rooms:
     return rooms
 
 
-def seat_token(room_id: str, request: Request, token: Bearer) -> str | None:
+async def seat_token(room_id: str, request: Request, token: Bearer) -> str | None:
     """Checks the credential before the body is looked at (rooms-api.md, Check order:
     unauthenticated → forbidden → room_not_found → invalid_request)."""
-    _rooms(request).authorize(token, room_id)
+    rooms = _rooms(request)
+    if rooms.authorize_known(token, room_id) is None:
+        await run_in_threadpool(rooms.authorize, token, room_id)
     return token
 
 
@@ -66,9 +68,9 @@ def show_room(room_id: str, request: Request, token: SeatToken) -> dict[str, Any
     summary="Make a move",
     responses={202: {"description": "The move waits for the owner's confirmation."}},
 )
-def move(room_id: str, body: MoveRequest, request: Request, token: SeatToken) -> JSONResponse:
-    status, payload = _rooms(request).move(token, room_id, body)
-    return JSONResponse(payload, status_code=status)
+async def move(room_id: str, body: MoveRequest, request: Request, token: SeatToken) -> Response:
+    answer = await _rooms(request).move_async(token, room_id, body)
+    return Response(answer.body, status_code=answer.status, media_type="application/json")
 
 
 @router.get("/v1/rooms/{room_id}/confirmations", summary="Moves waiting for the owner")

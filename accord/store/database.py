@@ -1,6 +1,7 @@
 """The database a process works with: a writer (group commit) and a pool of readers."""
 
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import TypeVar
 
 from sqlalchemy import Connection
@@ -24,6 +25,10 @@ class Database:
     @property
     def dialect(self) -> str:
         return self.write_engine.dialect.name
+
+    def submit(self, fn: Callable[[Connection], T]) -> "Future[T]":
+        """Queue `fn` for the writer; the future resolves once it is durable."""
+        return self._writer.submit(fn)
 
     def write(self, fn: Callable[[Connection], T]) -> T:
         """Run `fn` in a serialized write transaction; returns once it is durable."""

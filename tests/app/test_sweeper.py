@@ -1,6 +1,7 @@
 """The sweeper: records due expiries once, whoever runs it and however many run at once."""
 
 import threading
+from functools import partial
 
 from accord.app.rooms import Rooms
 from accord.app.settings import Settings
@@ -34,7 +35,7 @@ def test_sweep_expires_drafts_live_rooms_and_deadlines_with_their_reason(
     assert rooms.sweep() == [live["room"]["room_id"]]
     assert rooms.sweep() == []
     reasons = {
-        room_id: db.read(lambda conn, r=room_id: records.read_log(conn, r))[-1].payload["reason"]
+        room_id: db.read(partial(records.read_log, negotiation_id=room_id))[-1].payload["reason"]
         for room_id in (draft, dated, live["room"]["room_id"])
     }
     assert reasons == {draft: "invite", dated: "deadline", live["room"]["room_id"]: "idle"}

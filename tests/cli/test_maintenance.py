@@ -3,7 +3,6 @@
 import json
 from datetime import UTC, datetime
 
-import pytest
 from sqlalchemy import create_engine, text
 from typer.testing import CliRunner
 

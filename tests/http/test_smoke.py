@@ -1,11 +1,13 @@
 """A room from open to agreement over a real server: the walk-through of the README."""
 
+from typing import Any
+
 from tests.conftest import LiveServer
 
 SCHEMA = {"price": {"type": "money", "currency": "EUR"}, "day": {"type": "date"}}
 
 
-def terms(amount: int) -> dict:
+def terms(amount: int) -> dict[str, Any]:
     return {"price": {"amount_minor": amount, "currency": "EUR"}, "day": "2026-12-10"}
 
 
