@@ -39,7 +39,7 @@ class RateLimiter:
             window.append(now)
 
 
-def bearer(
+async def bearer(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_scheme)],
 ) -> str | None:
