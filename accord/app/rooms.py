@@ -10,6 +10,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any, Final, TypeVar
 
+import orjson
 from sqlalchemy import Connection
 
 from accord.app import ledger
@@ -36,7 +37,7 @@ from accord.protocols.rooms.moves import (
 )
 from accord.protocols.rooms.receipt import ReceiptBody, build_receipt
 from accord.protocols.rooms.state import PROTOCOL, Actor, RoomState, Seat, Status, expires_at
-from accord.protocols.rooms.views import confirmations, view
+from accord.protocols.rooms.views import confirmations, view_json
 from accord.store import records
 from accord.store.database import Database
 from accord.trust.keys import Keyring, Keys, keyring_path
@@ -54,11 +55,11 @@ class Answer:
     """A response as it is sent and remembered: encoded once, in the writer."""
 
     status: int
-    body: bytes
+    text: str
 
 
-def encode(body: JSONBody) -> bytes:
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+def encode(body: JSONBody) -> str:
+    return orjson.dumps(body).decode()
 
 
 @dataclass
@@ -168,7 +169,7 @@ class Rooms:
 
     def move(self, token: str | None, room_id: str, request: MoveRequest) -> tuple[int, JSONBody]:
         answer = self._write(self._move_txn(token, room_id, request))
-        return answer.status, json.loads(answer.body)
+        return answer.status, json.loads(answer.text)
 
     async def move_async(self, token: str | None, room_id: str, request: MoveRequest) -> Answer:
         """The same move for an event loop: no thread waits while the writer works."""
@@ -195,7 +196,7 @@ class Rooms:
                             RefusalCode.MESSAGE_ID_REUSED,
                             "This message_id was used with a different move; use a new one.",
                         )
-                    return Answer(seen.status, seen.response.encode())
+                    return Answer(seen.status, seen.response)
             if problems := shape_problems(request):
                 return refuse(
                     RefusalCode.INVALID_REQUEST,
@@ -225,7 +226,7 @@ class Rooms:
                     request.message_id,
                     request_hash=request_hash,
                     status=status,
-                    response=answer.body.decode(),
+                    response=answer.text,
                 )
             return answer
 
@@ -514,8 +515,7 @@ class Rooms:
         return names.room_name(0, 0, rng.randrange(10_000, 10**9))
 
     def _view(self, state: RoomState, seat: Seat) -> JSONBody:
-        room = view(state, seat, policy=self._policy, base_url=self._settings.base_url)
-        return room.model_dump(mode="json")
+        return view_json(state, seat, policy=self._policy, base_url=self._settings.base_url)
 
 
 def _opening(state: RoomState, seat: Seat) -> JSONBody:

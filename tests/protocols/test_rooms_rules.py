@@ -14,6 +14,7 @@ from accord.core.refusals import Refusal, RefusalCode
 from accord.protocols.rooms.decide import allowed_moves
 from accord.protocols.rooms.moves import MoveRequest, shape_problems
 from accord.protocols.rooms.state import Actor, Seat, Status, expires_at
+from accord.protocols.rooms.views import RoomView, view_json
 from tests.protocols.conftest import (
     BASE_URL,
     JOINER_AGENT,
@@ -1177,3 +1178,23 @@ def test_moves_keep_the_last_50(room: Room) -> None:
     assert seen.moves_total == 61 and len(seen.moves) == 50
     assert seen.moves[0]["seq"] == room.envelopes_of("move.need_more_detail")[-50].seq
     assert seen.moves[-1]["seq"] == room.envelopes_of("move.need_more_detail")[-1].seq
+
+
+def test_the_json_view_is_exactly_the_room_view_model(room: Room) -> None:
+    """The service answers with `view_json`; it must be the documented RoomView, member for
+    member, for both seats as the room goes from draft to agreement."""
+
+    def same(*seats: Seat) -> None:
+        for seat in seats:
+            fast = view_json(room.current, seat, policy=room.policy, base_url=BASE_URL)
+            assert RoomView.model_validate(fast).model_dump(mode="json") == fast
+
+    room.open(subject=terms(), limits={"quantity": {"min": 1}}, deadline=at(days=2))
+    same(OPENER)
+    room.join()
+    same(OPENER, JOINER)
+    room.move(JOINER_AGENT, "approve", subject_hash=table(room))  # waits for its owner
+    same(OPENER, JOINER)
+    room.move(JOINER_OWNER, "approve", subject_hash=table(room))
+    room.move(OPENER_OWNER, "approve", subject_hash=table(room))
+    same(OPENER, JOINER)

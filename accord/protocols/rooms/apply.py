@@ -17,6 +17,7 @@ from accord.protocols.rooms.state import (
     Status,
     Table,
     seat_of,
+    seen_form,
 )
 
 
@@ -96,11 +97,12 @@ def _apply_move(state: RoomState, envelope: Envelope, base: dict[str, Any]) -> R
     new_terms = False
     if kind in ("offer", "counter"):
         subject_hash = payload["subject_hash"]
-        new_terms = subject_hash not in state.seen_hashes
+        seen = seen_form(subject_hash)
+        new_terms = seen not in state.seen_hashes
         update |= {
             "table": Table(terms=payload["terms"], subject_hash=subject_hash, proposed_by=seat),
             "approvals": (),  # rooms-and-turns: a counter voids earlier approvals
-            "seen_hashes": (*state.seen_hashes, subject_hash) if new_terms else state.seen_hashes,
+            "seen_hashes": (*state.seen_hashes, seen) if new_terms else state.seen_hashes,
         }
     if kind in ("offer", "counter", "need_more_detail"):
         update["deadline"] = payload.get("deadline")

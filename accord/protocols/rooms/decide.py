@@ -28,6 +28,7 @@ from accord.protocols.rooms.state import (
     Via,
     expiry_reason,
     is_circling,
+    seen_form,
 )
 from accord.trust.commitments import commit_set, private_set
 
@@ -377,7 +378,7 @@ def _build_move(
         )
     if state.status is Status.AWAITING:
         notices.append(Notice(seat.other, "your_turn"))
-    new_terms = payload.get("subject_hash") not in state.seen_hashes if terms else False
+    new_terms = bool(terms) and seen_form(payload["subject_hash"]) not in state.seen_hashes
     recent = (*state.recent, (kind, new_terms))
     if not state.circling_announced and is_circling(recent):
         public.append(Draft("room.circling", SERVER, {}))

@@ -131,6 +131,7 @@ class RoomState(Frozen):
     incompatible_fields: tuple[str, ...] = ()
     circling_announced: bool = False
     seen_hashes: tuple[str, ...] = ()
+    """Short forms (`seen_form`) of every subject_hash ever on the table, for circling."""
     recent: tuple[tuple[str, bool], ...] = ()
     moves: tuple[MoveEntry, ...] = ()
     moves_total: int = 0
@@ -156,6 +157,12 @@ def is_circling(recent: tuple[tuple[str, bool], ...]) -> bool:
     return len(window) == CIRCLING_WINDOW and all(
         kind in CIRCLING_MOVES and not new for kind, new in window
     )
+
+
+def seen_form(subject_hash: str) -> str:
+    """The first 64 bits of a subject_hash: enough to tell a room's terms apart (a collision
+    among one room's terms is beyond reach), at a quarter of the state it takes."""
+    return subject_hash.removeprefix("sha256:")[:16]
 
 
 def expires_at(state: RoomState, policy: RoomPolicy) -> str | None:

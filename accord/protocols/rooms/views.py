@@ -3,9 +3,9 @@
 A view never holds the other seat's limits, nonce, tokens or pending confirmation.
 """
 
-from typing import Any
+from typing import Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from accord.protocols.rooms import schema
 from accord.protocols.rooms.state import (
@@ -71,48 +71,68 @@ class ConfirmationView(View):
     outside_your_limits: list[str]
 
 
-def _move_view(entry: MoveEntry) -> dict[str, Any]:
-    return entry.model_dump(mode="json", exclude={"via"}, exclude_none=True)
+_MOVES: Final = TypeAdapter(tuple[MoveEntry, ...])
+
+
+def _moves_view(moves: tuple[MoveEntry, ...]) -> list[dict[str, Any]]:
+    """Absent members omitted; `via` is the log's to tell, not the view's."""
+    dumped: list[dict[str, Any]] = _MOVES.dump_python(
+        moves, mode="json", exclude_none=True, exclude={"__all__": {"via"}}
+    )
+    return dumped
 
 
 def view(state: RoomState, seat: Seat, *, policy: RoomPolicy, base_url: str) -> RoomView:
+    return RoomView.model_validate(view_json(state, seat, policy=policy, base_url=base_url))
+
+
+def view_json(state: RoomState, seat: Seat, *, policy: RoomPolicy, base_url: str) -> dict[str, Any]:
+    """The RoomView as plain JSON, built straight from state the protocol already validated
+    (every move answers with one; tests hold it to the RoomView model)."""
     mine = state.seat_private(seat)
     pending = mine.pending if not state.is_final else None
-    outside = (
-        schema.outside_limits(state.subject_schema, mine.limits, state.table.terms)
-        if state.table is not None
-        else []
-    )
-    return RoomView(
-        room_id=state.room_id,
-        name=state.name,
-        title=state.title,
-        seq=state.seq,
-        state=state.status,
-        seat=seat,
-        your_turn=state.turn is seat,
-        turn=state.turn,
-        subject_schema=state.subject_schema,
-        table=state.table,
-        approvals=list(state.approvals),
-        pending_confirmation=PendingView(
-            id=pending.id, type=pending.type, subject_hash=pending.subject_hash
-        )
+    table = state.table
+    outside = schema.outside_limits(state.subject_schema, mine.limits, table.terms) if table else []
+    return {
+        "room_id": state.room_id,
+        "name": state.name,
+        "title": state.title,
+        "seq": state.seq,
+        "state": str(state.status),
+        "seat": str(seat),
+        "your_turn": state.turn is seat,
+        "turn": str(state.turn) if state.turn else None,
+        "subject_schema": state.subject_schema,
+        "table": {
+            "terms": table.terms,
+            "subject_hash": table.subject_hash,
+            "proposed_by": str(table.proposed_by),
+        }
+        if table
+        else None,
+        "approvals": [
+            {"seat": str(a.seat), "subject_hash": a.subject_hash} for a in state.approvals
+        ],
+        "pending_confirmation": {
+            "id": pending.id,
+            "type": pending.type,
+            "subject_hash": pending.subject_hash,
+        }
         if pending
         else None,
-        deadline=state.deadline if not state.is_final else None,
-        expires_at=expires_at(state, policy),
-        circling=state.is_circling and not state.is_final,
-        limits_compatible=state.limits_compatible,
-        incompatible_fields=list(state.incompatible_fields),
-        outside_your_limits=outside,
-        your_limits=mine.limits,
-        moves=[_move_view(m) for m in state.moves],
-        moves_total=state.moves_total,
-        receipt_url=f"{base_url}/v1/rooms/{state.room_id}/receipt" if state.is_final else None,
-        created_at=state.created_at,
-        updated_at=state.updated_at,
-    )
+        "deadline": state.deadline if not state.is_final else None,
+        "expires_at": expires_at(state, policy),
+        "circling": state.is_circling and not state.is_final,
+        "limits_compatible": state.limits_compatible,
+        "incompatible_fields": list(state.incompatible_fields),
+        "outside_your_limits": outside,
+        "your_limits": mine.limits,
+        "moves": _moves_view(state.moves),
+        "moves_total": state.moves_total,
+        "receipt_url": f"{base_url}/v1/rooms/{state.room_id}/receipt" if state.is_final else None,
+        "created_at": state.created_at,
+        "updated_at": state.updated_at,
+    }
 
 
 def confirmations(state: RoomState, seat: Seat) -> list[ConfirmationView]:
