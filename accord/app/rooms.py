@@ -182,7 +182,11 @@ class Rooms:
     def _move_txn(
         self, token: str | None, room_id: str, request: MoveRequest
     ) -> Callable[[Connection], "Answer | Refused"]:
-        request_hash = commit(request.model_dump(mode="json", exclude_none=True))
+        request_hash = (
+            commit(request.model_dump(mode="json", exclude_none=True))
+            if request.message_id is not None
+            else ""
+        )
 
         def txn(conn: Connection) -> Answer | Refused:
             access = authorize(conn, token, room_id, self._credentials)

@@ -12,7 +12,7 @@ from sqlalchemy import Connection, and_, bindparam, func, insert, or_, select
 from accord.core.chain import ChainHead
 from accord.core.commit import Hash, commit_bytes
 from accord.core.envelope import Envelope
-from accord.core.jsonio import canonical, parse_canonical
+from accord.core.jsonio import parse_canonical
 from accord.store.tables import (
     credentials,
     envelopes,
@@ -174,9 +174,8 @@ def all_negotiation_ids(conn: Connection) -> list[tuple[str, str]]:
     return [(row.id, row.protocol) for row in conn.execute(query)]
 
 
-def insert_envelope(conn: Connection, negotiation_id: str, envelope: Envelope) -> Hash:
-    """Store the canonical bytes and return the envelope's commitment (the next prev_hash)."""
-    body = canonical(envelope.to_json())
+def insert_envelope(conn: Connection, negotiation_id: str, envelope: Envelope, body: bytes) -> None:
+    """Store the envelope's canonical bytes, `body`, which the caller hashes for the chain."""
     _raw(
         conn,
         "INSERT INTO envelopes (negotiation_id, seq, type, body) "
@@ -188,7 +187,6 @@ def insert_envelope(conn: Connection, negotiation_id: str, envelope: Envelope) -
             "body": body.decode(),
         },
     )
-    return commit_bytes(body)
 
 
 def read_log(conn: Connection, negotiation_id: str) -> list[Envelope]:
@@ -222,8 +220,9 @@ def private_head(conn: Connection, negotiation_id: str, party: str) -> ChainHead
     return ChainHead(row.seq + 1, commit_bytes(row.body.encode()))
 
 
-def insert_private(conn: Connection, negotiation_id: str, party: str, record: Envelope) -> Hash:
-    body = canonical(record.to_json())
+def insert_private(
+    conn: Connection, negotiation_id: str, party: str, record: Envelope, body: bytes
+) -> None:
     conn.execute(
         insert(private_records).values(
             negotiation_id=negotiation_id,
@@ -233,7 +232,6 @@ def insert_private(conn: Connection, negotiation_id: str, party: str, record: En
             body=body.decode(),
         )
     )
-    return commit_bytes(body)
 
 
 def read_private(conn: Connection, negotiation_id: str) -> list[tuple[str, bytes]]:
