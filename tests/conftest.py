@@ -6,6 +6,8 @@ every test gets a schema of its own, so that runs never meet. A named database t
 reached fails the tests, it never skips them.
 """
 
+import contextlib
+import dataclasses
 import os
 import secrets
 import socket
@@ -108,18 +110,13 @@ class LiveServer:
         return httpx.Client(base_url=self.url, headers=headers, timeout=30)
 
 
-@pytest.fixture
-def server(settings: Settings, clock: FakeClock) -> Iterator[LiveServer]:
-    """A real uvicorn server on 127.0.0.1, in a thread, with the test's clock."""
-    port = free_port()
-    live_settings = Settings(
-        data_dir=settings.data_dir,
-        database_url=settings.database_url,
-        port=port,
-        sweep_interval=3600,
+@contextlib.contextmanager
+def serve_in_thread(settings: Settings, clock: FakeClock) -> Iterator[LiveServer]:
+    """A real uvicorn server on 127.0.0.1 in a thread, with the given clock."""
+    app = create_app(settings, clock=clock)
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=settings.port, log_level="warning", lifespan="on"
     )
-    app = create_app(live_settings, clock=clock)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     uv = uvicorn.Server(config)
     thread = threading.Thread(target=uv.run, daemon=True)
     thread.start()
@@ -128,6 +125,16 @@ def server(settings: Settings, clock: FakeClock) -> Iterator[LiveServer]:
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError("the test server did not start")
         time.sleep(0.01)
-    yield LiveServer(f"http://127.0.0.1:{port}", clock, live_settings)
-    uv.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield LiveServer(f"http://127.0.0.1:{settings.port}", clock, settings)
+    finally:
+        uv.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def server(settings: Settings, clock: FakeClock) -> Iterator[LiveServer]:
+    """A real uvicorn server on 127.0.0.1, in a thread, with the test's clock."""
+    live_settings = dataclasses.replace(settings, port=free_port(), sweep_interval=3600)
+    with serve_in_thread(live_settings, clock) as live:
+        yield live

@@ -1,0 +1,86 @@
+"""Every setting of the Configuration table works as a flag and as a variable; flags win."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from accord.app.settings import Settings
+from accord.cli.options import with_settings
+
+ROWS = [
+    ("--data-dir", "ACCORD_DATA_DIR", "/srv/a", "data_dir", Path("/srv/a")),
+    ("--database-url", "ACCORD_DATABASE_URL", "postgresql+psycopg://x/y", "database_url",
+     "postgresql+psycopg://x/y"),
+    ("--host", "ACCORD_HOST", "0.0.0.0", "host", "0.0.0.0"),
+    ("--port", "ACCORD_PORT", "9100", "port", 9100),
+    ("--public-url", "ACCORD_PUBLIC_URL", "https://deals.example", "public_url",
+     "https://deals.example"),
+    ("--sweep-interval", "ACCORD_SWEEP_INTERVAL", "60", "sweep_interval", 60.0),
+    ("--invite-ttl", "ACCORD_INVITE_TTL", "3600", "invite_ttl", 3600),
+    ("--idle-ttl", "ACCORD_IDLE_TTL", "7200", "idle_ttl", 7200),
+    ("--key-file", "ACCORD_KEY_FILE", "/run/keys.json", "key_file", Path("/run/keys.json")),
+    ("--arbiter-id", "ACCORD_ARBITER_ID", "notary@deals.example", "arbiter_id",
+     "notary@deals.example"),
+    ("--retention-days", "ACCORD_RETENTION_DAYS", "30", "retention_days", 30),
+    ("--ucp-namespace", "ACCORD_UCP_NAMESPACE", "example.deals", "ucp_namespace",
+     "example.deals"),
+    ("--rate-limit", "ACCORD_RATE_LIMIT", "120", "rate_limit", 120),
+]  # fmt: skip
+
+
+def _capture() -> tuple[typer.Typer, list[Settings]]:
+    seen: list[Settings] = []
+    app = typer.Typer()
+
+    @app.command()
+    @with_settings
+    def show(settings: Settings) -> None:
+        seen.append(settings)
+
+    return app, seen
+
+
+@pytest.mark.parametrize(("flag", "variable", "raw", "attribute", "expected"), ROWS)
+def test_each_setting_as_flag_and_as_variable(
+    flag: str, variable: str, raw: str, attribute: str, expected: Any, monkeypatch
+) -> None:
+    for _, name, *_ in ROWS:
+        monkeypatch.delenv(name, raising=False)
+    app, seen = _capture()
+    assert CliRunner().invoke(app, [flag, raw]).exit_code == 0
+    assert CliRunner().invoke(app, [], env={variable: raw}).exit_code == 0
+    assert getattr(seen[0], attribute) == expected
+    assert getattr(seen[1], attribute) == expected
+
+
+def test_flags_win_over_variables() -> None:
+    app, seen = _capture()
+    result = CliRunner().invoke(app, ["--port", "9001"], env={"ACCORD_PORT": "9002"})
+    assert result.exit_code == 0
+    assert seen[0].port == 9001
+
+
+def test_defaults_serve_one_person_on_one_machine(monkeypatch) -> None:
+    for _, name, *_ in ROWS:
+        monkeypatch.delenv(name, raising=False)
+    app, seen = _capture()
+    assert CliRunner().invoke(app, []).exit_code == 0
+    settings = seen[0]
+    assert settings.database == f"sqlite:///{Path('accord-data') / 'accord.db'}"
+    assert (settings.host, settings.port) == ("127.0.0.1", 8000)
+    assert settings.base_url == "http://127.0.0.1:8000"
+    assert settings.arbiter == "accord@127.0.0.1"
+    assert (settings.sweep_interval, settings.invite_ttl, settings.idle_ttl) == (
+        3600,
+        259200,
+        604800,
+    )
+    assert (settings.retention_days, settings.rate_limit) == (90, 0)
+
+
+def test_settings_travel_to_worker_processes_unchanged() -> None:
+    settings = Settings(port=9100, public_url="https://x.example", key_file=Path("/k.json"))
+    assert Settings.from_env(settings.to_env()) == settings
