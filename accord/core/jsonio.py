@@ -79,21 +79,23 @@ def _is_plain(value: Any) -> bool:
     escape only the quote, the backslash and control characters, with the same short forms and
     lowercase \\u00xx otherwise."""
     stack = [value]
+    push, pop = stack.append, stack.pop
     while stack:
-        item = stack.pop()
+        item = pop()
         kind = type(item)
         if kind is str or kind is bool or item is None:
             continue
-        if kind is int:
-            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
-                return False
-        elif kind is dict:
-            for key in item:
+        if kind is dict:
+            for key, member in item.items():
                 if type(key) is not str or (not key.isascii() and max(key) > "\uffff"):
                     return False
-            stack.extend(v for v in item.values() if type(v) is not str)
+                if type(member) is not str:
+                    push(member)
         elif kind is list:
-            stack.extend(v for v in item if type(v) is not str)
+            stack.extend(item)
+        elif kind is int:
+            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                return False
         else:
             return False
     return True

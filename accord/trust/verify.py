@@ -17,11 +17,11 @@ Only keys the caller passes in are trusted: never the receipt's own, never one f
 """
 
 import functools
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+import orjson
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -306,9 +306,12 @@ def _check_terms(receipt: Mapping[str, Any]) -> tuple[str, bool]:
 def _same_terms(a: JSON, b: JSON) -> bool:
     """Equal as JSON: `==` alone would take `true` for `1`; sorted dumps tell them apart."""
     try:
-        return a == b and json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-    except (TypeError, ValueError):
+        return a == b and orjson.dumps(a, option=_SORTED) == orjson.dumps(b, option=_SORTED)
+    except TypeError:  # what orjson cannot write (huge integers): compare member by member
         return same_json(a, b)
+
+
+_SORTED: Final = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS
 
 
 def _check_chain(receipt: Mapping[str, Any], log: Sequence[JSON]) -> tuple[str, bool]:
