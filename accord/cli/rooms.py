@@ -7,24 +7,34 @@ issued it.
 """
 
 import json
-import re
-import unicodedata
-from collections.abc import Mapping, Sequence
-from decimal import Decimal, InvalidOperation
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Final, NoReturn
 
 import httpx
 import typer
 from rich.table import Table
-from rich.text import Text
 
 from accord import __version__
 from accord.cli import credentials as store
 from accord.cli.credentials import Credential, CredentialsError, TokenKind
 from accord.cli.options import Json, Server
 from accord.cli.output import err, out, print_json
-from accord.core.money import currency_exponent, format_money
+from accord.cli.room_display import (
+    clean,
+    print_opening,
+    print_room,
+    show_line,
+    styled,
+    terms_inline,
+)
+from accord.cli.room_input import (
+    invite_token,
+    json_object,
+    looks_like_json,
+    parse_schema,
+    parse_terms,
+)
 from accord.protocols.rooms.state import MoveType
 
 app = typer.Typer(
@@ -37,9 +47,6 @@ app = typer.Typer(
 DEFAULT_SERVER: Final = "http://127.0.0.1:8000"
 TIMEOUT_SECONDS: Final = 30.0
 LIST_BATCH: Final = 200  # ListRequest takes at most 200 tokens
-SHOWN_MOVES: Final = 10
-_PAIR_SPLIT: Final = re.compile(r",(?=[a-z0-9_]{1,64}=)")
-_INVITE_IN_URL: Final = re.compile(r"#(?P<token>[^#\s]+)$")
 
 CredentialsPath = Annotated[
     Path,
@@ -97,7 +104,7 @@ def _fail(message: str, code: str, *, as_json: bool, body: Any = None) -> NoRetu
     if as_json:
         print_json(body if body is not None else {"error": {"code": code, "message": message}})
     else:
-        err.print(f"error: {_clean(message)} ({_clean(code)})", markup=False, soft_wrap=True)
+        err.print(f"error: {clean(message)} ({clean(code)})", markup=False, soft_wrap=True)
     raise typer.Exit(1)
 
 
@@ -215,344 +222,6 @@ def _keep(path: Path, room_id: str, credential: Credential, answer: Mapping[str,
     raise typer.Exit(1)
 
 
-# -- reading what people type ------------------------------------------------------------
-
-
-def _json_value(text: str, option: str) -> Any:
-    """Inline JSON, or the path of a JSON file."""
-    stripped = text.strip()
-    if not stripped.startswith(("{", "[")):
-        path = Path(text).expanduser()
-        if not path.is_file():
-            raise typer.BadParameter("give JSON or the path of a JSON file", param_hint=option)
-        try:
-            stripped = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise typer.BadParameter(
-                f"cannot read {path}: {exc.strerror}", param_hint=option
-            ) from None
-    try:
-        return json.loads(stripped)
-    except ValueError as exc:
-        raise typer.BadParameter(f"not JSON: {exc}", param_hint=option) from None
-
-
-def _json_object(text: str, option: str) -> dict[str, Any]:
-    value = _json_value(text, option)
-    if not isinstance(value, dict):
-        raise typer.BadParameter("give a JSON object", param_hint=option)
-    return value
-
-
-def _looks_like_json(text: str) -> bool:
-    stripped = text.strip()
-    return stripped.startswith("{") or (stripped.endswith(".json") and "=" not in stripped)
-
-
-def parse_schema(text: str) -> dict[str, Any]:
-    """A subject schema: JSON, a JSON file, or `price:money:EUR,day:date,size:enum:S|M|L`
-    (a `?` after a name makes the field optional: `note?:string`)."""
-    if _looks_like_json(text) or Path(text).expanduser().is_file():
-        return _json_object(text, "--schema")
-    schema: dict[str, Any] = {}
-    for item in text.split(","):
-        name, _, rest = item.strip().partition(":")
-        kind, _, argument = rest.partition(":")
-        optional = name.endswith("?")
-        name = name.removesuffix("?")
-        if not name or not kind:
-            raise typer.BadParameter(
-                f"{item!r}: write name:type, like price:money:EUR or day:date",
-                param_hint="--schema",
-            )
-        spec: dict[str, Any] = {"type": kind}
-        if kind == "money":
-            spec["currency"] = argument
-        elif kind == "enum":
-            spec["values"] = argument.split("|")
-        elif argument:
-            raise typer.BadParameter(
-                f"{item!r}: only money (currency) and enum (values) take a third part",
-                param_hint="--schema",
-            )
-        if optional:
-            spec["optional"] = True
-        schema[name] = spec
-    return schema
-
-
-def parse_terms(values: Sequence[str], schema: Mapping[str, Any], option: str) -> dict[str, Any]:
-    """Terms: one JSON object (or file), or `field=value` pairs, repeated or comma-separated,
-    read by the field's type: `price=90.00` (or `90.00 EUR`), `when=START/END`, `paid=yes`."""
-    if len(values) == 1 and _looks_like_json(values[0]):
-        return _json_object(values[0], option)
-    terms: dict[str, Any] = {}
-    for value in values:
-        for pair in _PAIR_SPLIT.split(value):
-            name, equals, raw = pair.partition("=")
-            name = name.strip()
-            if not equals:
-                raise typer.BadParameter(
-                    f"{pair!r}: write field=value, or give the terms as JSON", param_hint=option
-                )
-            spec = schema.get(name)
-            if not isinstance(spec, dict):
-                raise typer.BadParameter(
-                    f"{name!r} is not a field; the fields are {', '.join(schema)}",
-                    param_hint=option,
-                )
-            terms[name] = _field_value(name, spec, raw, option)
-    return terms
-
-
-def _field_value(name: str, spec: Mapping[str, Any], raw: str, option: str) -> Any:
-    if raw.strip().startswith("{"):
-        return _json_object(raw, option)
-    kind = spec.get("type")
-    text = raw.strip()
-    if kind == "money":
-        currency = spec.get("currency")
-        return {"amount_minor": _amount_minor(name, text, currency, option), "currency": currency}
-    if kind == "int":
-        try:
-            return int(text)
-        except ValueError:
-            raise typer.BadParameter(f"{name} is a whole number", param_hint=option) from None
-    if kind == "bool":
-        lowered = text.lower()
-        if lowered in ("true", "yes", "y", "1"):
-            return True
-        if lowered in ("false", "no", "n", "0"):
-            return False
-        raise typer.BadParameter(f"{name} is yes or no", param_hint=option)
-    if kind == "timerange":
-        start, slash, end = text.partition("/")
-        if not slash:
-            raise typer.BadParameter(f"{name} is START/END (RFC 3339)", param_hint=option)
-        return {"start": start.strip(), "end": end.strip()}
-    return raw  # string, enum, date: the server judges them
-
-
-def _amount_minor(name: str, text: str, currency: object, option: str) -> int:
-    """`90`, `90.5` or `90.50 EUR` → minor units of the field's currency."""
-    if not isinstance(currency, str):
-        raise typer.BadParameter(f"{name} has no currency in the schema", param_hint=option)
-    number, _, code = text.partition(" ")
-    if code.strip() and code.strip() != currency:
-        raise typer.BadParameter(f"{name} is in {currency}", param_hint=option)
-    exponent = currency_exponent(currency) or 0
-    try:
-        amount = Decimal(number) * 10**exponent
-    except InvalidOperation:
-        raise typer.BadParameter(f"{name} is an amount, like 90.00", param_hint=option) from None
-    if not amount.is_finite() or amount < 0 or amount != amount.to_integral_value():
-        raise typer.BadParameter(
-            f"{name} is a non-negative amount with at most {exponent} decimals", param_hint=option
-        )
-    return int(amount)
-
-
-def _invite_token(text: str) -> str:
-    """The invite token, also when given as the invite URL (`…/rooms/join#TOKEN`)."""
-    match = _INVITE_IN_URL.search(text)
-    return match.group("token") if match else text.strip()
-
-
-# -- printing for people -----------------------------------------------------------------
-
-
-def _clean(text: object) -> str:
-    """Text another party wrote, made safe for a terminal: control and format characters
-    (escape sequences, bidi overrides) are shown as escapes, not obeyed."""
-    value = str(text)
-    return "".join(
-        ch
-        if ch in "\n\t" or unicodedata.category(ch)[0] != "C"
-        else ch.encode("unicode_escape").decode()
-        for ch in value
-    )
-
-
-def _t(text: object, style: str = "") -> Text:
-    return Text(_clean(text), style=style)
-
-
-def _line(text: Text) -> None:
-    """One line, never wrapped: tokens, URLs and hashes must survive copy and paste."""
-    out.print(text, soft_wrap=True)
-
-
-def format_value(spec: Mapping[str, Any] | None, value: Any) -> str:
-    """A term for people: money as `90.00 EUR`, a timerange as `start → end`, bools yes/no."""
-    kind = spec.get("type") if spec else None
-    if value is None:
-        return "—"
-    if (
-        kind == "money"
-        and isinstance(value, dict)
-        and isinstance(value.get("amount_minor"), int)
-        and value["amount_minor"] >= 0
-        and isinstance(value.get("currency"), str)
-    ):
-        return format_money(value["amount_minor"], value["currency"])
-    if kind == "timerange" and isinstance(value, dict) and {"start", "end"} <= value.keys():
-        return f"{value['start']} → {value['end']}"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
-
-
-def format_limit(spec: Mapping[str, Any] | None, limit: Any) -> str:
-    if not isinstance(limit, dict):
-        return json.dumps(limit, ensure_ascii=False)
-    if "one_of" in limit:
-        return "one of " + ", ".join(str(v) for v in limit["one_of"])
-    if "equals" in limit:
-        return f"must be {format_value(spec, limit['equals'])}"
-    bounds = []
-    if "min" in limit:
-        bounds.append(f"at least {format_value(spec, limit['min'])}")
-    if "max" in limit:
-        bounds.append(f"at most {format_value(spec, limit['max'])}")
-    return ", ".join(bounds) or json.dumps(limit, ensure_ascii=False)
-
-
-def _label(schema: Mapping[str, Any], name: str) -> str:
-    spec = schema.get(name)
-    return str(spec.get("label", name)) if isinstance(spec, dict) else name
-
-
-def _terms_inline(schema: Mapping[str, Any], terms: Mapping[str, Any]) -> str:
-    return ", ".join(
-        f"{_label(schema, name)} {format_value(schema.get(name), value)}"
-        for name, value in terms.items()
-    )
-
-
-def _short(subject_hash: object) -> str:
-    text = str(subject_hash)
-    return text[:19] + "…" if len(text) > 20 else text
-
-
-def _turn(room: Mapping[str, Any]) -> str:
-    if room.get("turn") is None:
-        return "no one's turn"
-    return "your turn" if room.get("your_turn") else f"their turn ({room['turn']})"
-
-
-def print_room(room: Mapping[str, Any]) -> None:
-    """The room for a person: who, where it stands, the table, approvals, the last moves."""
-    schema: Mapping[str, Any] = room.get("subject_schema") or {}
-    title = Text.assemble(_t(room.get("name", ""), "bold"))
-    if room.get("title"):
-        title.append(" · ").append(_t(room["title"]))
-    _line(title)
-    _line(
-        _t(
-            f"room {room.get('room_id')} · you are the {room.get('seat')} · "
-            f"{room.get('state')} · {_turn(room)}"
-        )
-    )
-    times = [f"{k.replace('_', ' ')} {room[k]}" for k in ("deadline", "expires_at") if room.get(k)]
-    if times:
-        _line(_t(" · ".join(times)))
-    if room.get("circling"):
-        _line(_t("circling: the last four moves brought no new terms; try something new", "yellow"))
-    compatible = room.get("limits_compatible")
-    if compatible is False:
-        fields = ", ".join(room.get("incompatible_fields") or [])
-        _line(_t(f"limits: the two sides' limits cannot meet on {fields}", "yellow"))
-    elif compatible is True:
-        _line(_t("limits: the two sides' limits can meet"))
-    pending = room.get("pending_confirmation")
-    if pending:
-        _line(
-            _t(
-                f"waiting for your confirmation: {pending.get('type')} ({pending.get('id')}); "
-                f"run `accord rooms confirm {room.get('room_id')} --confirm` or --decline",
-                "bold yellow",
-            )
-        )
-    _print_table(room, schema)
-    _print_limits(schema, room.get("your_limits") or {})
-    _print_moves(room, schema)
-    if room.get("receipt_url"):
-        _line(_t(f"receipt: {room['receipt_url']}"))
-
-
-def _print_table(room: Mapping[str, Any], schema: Mapping[str, Any]) -> None:
-    table = room.get("table")
-    if not table:
-        _line(_t("no terms on the table yet", "dim"))
-        return
-    outside = set(room.get("outside_your_limits") or [])
-    _line(_t(f"terms on the table, proposed by {table.get('proposed_by')}:", "bold"))
-    grid = Table()
-    grid.add_column("field")
-    grid.add_column("value")
-    grid.add_column("")
-    for name, value in (table.get("terms") or {}).items():
-        note = _t("outside your limits", "red") if name in outside else _t("")
-        grid.add_row(_t(_label(schema, name)), _t(format_value(schema.get(name), value)), note)
-    out.print(grid)
-    _line(_t(f"subject_hash {table.get('subject_hash')}", "dim"))
-    approvals = [a.get("seat") for a in room.get("approvals") or []]
-    _line(_t("approved by " + ", ".join(map(str, approvals)) if approvals else "no approvals"))
-
-
-def _print_limits(schema: Mapping[str, Any], limits: Mapping[str, Any]) -> None:
-    if not limits:
-        return
-    described = "; ".join(
-        f"{_label(schema, n)} {format_limit(schema.get(n), v)}" for n, v in limits.items()
-    )
-    _line(_t(f"your limits (private): {described}", "dim"))
-
-
-def _move_details(move: Mapping[str, Any], schema: Mapping[str, Any]) -> str:
-    parts = []
-    if isinstance(move.get("terms"), dict):
-        parts.append(_terms_inline(schema, move["terms"]))
-    if move.get("subject_hash") and move.get("type") == "approve":
-        parts.append(_short(move["subject_hash"]))
-    if move.get("message"):
-        parts.append(f"“{move['message']}”")
-    if move.get("deadline"):
-        parts.append(f"deadline {move['deadline']}")
-    return " · ".join(parts)
-
-
-def _print_moves(room: Mapping[str, Any], schema: Mapping[str, Any]) -> None:
-    moves = list(room.get("moves") or [])[-SHOWN_MOVES:]
-    if not moves:
-        return
-    total = room.get("moves_total", len(moves))
-    _line(_t(f"last moves ({len(moves)} of {total}):", "bold"))
-    grid = Table()
-    for column in ("seq", "seat", "move", "details", "at"):
-        grid.add_column(column)
-    for move in moves:
-        grid.add_row(
-            *(_t(move.get(k, "")) for k in ("seq", "seat", "type")),
-            _t(_move_details(move, schema)),
-            _t(move.get("at", "")),
-        )
-    out.print(grid)
-
-
-def _print_opening(schema: Mapping[str, Any], opening: Mapping[str, Any]) -> None:
-    limits = opening.get("limits") or {}
-    described = "; ".join(
-        f"{_label(schema, n)} {format_limit(schema.get(n), v)}" for n, v in limits.items()
-    )
-    _line(_t("your limits opening (keep it: it proves your limits later)", "bold"))
-    _line(_t(f"  nonce   {opening.get('nonce')}"))
-    _line(_t(f"  limits  {described or 'none'}"))
-    _line(_t(f"  as JSON {json.dumps(opening, ensure_ascii=False, sort_keys=True)}", "dim"))
-
-
 # -- the commands ------------------------------------------------------------------------
 
 
@@ -590,7 +259,7 @@ def open_room(
     if subject:
         body["subject"] = parse_terms(subject, subject_schema, "--subject")
     if limits is not None:
-        body["limits"] = _json_object(limits, "--limits")
+        body["limits"] = json_object(limits, "--limits")
     for key, value in (("title", title), ("deadline", deadline), ("message", message)):
         if value is not None:
             body[key] = value
@@ -612,11 +281,13 @@ def open_room(
         return
     print_room(room)
     invite = answer["invite"]
-    _line(_t(f"invite for the other party (single use, expires {invite['expires_at']})", "bold"))
-    _line(_t(f"  token  {invite['token']}"))
-    _line(_t(f"  url    {invite['url']}"))
-    _line(_t(f"  they run: accord rooms join {invite['token']}"))
-    _print_opening(subject_schema, answer["limits_opening"])
+    show_line(
+        styled(f"invite for the other party (single use, expires {invite['expires_at']})", "bold")
+    )
+    show_line(styled(f"  token  {invite['token']}"))
+    show_line(styled(f"  url    {invite['url']}"))
+    show_line(styled(f"  they run: accord rooms join {invite['token']}"))
+    print_opening(subject_schema, answer["limits_opening"])
 
 
 @app.command()
@@ -630,9 +301,9 @@ def join(
     as_json: Json = False,
 ) -> None:
     """Join a room with the invite the other party gave you."""
-    body: dict[str, Any] = {"invite_token": _invite_token(invite)}
+    body: dict[str, Any] = {"invite_token": invite_token(invite)}
     if limits is not None:
-        body["limits"] = _json_object(limits, "--limits")
+        body["limits"] = json_object(limits, "--limits")
     _load(credentials)
     url = _server_url(server)
     _, answer = _call(url, "POST", "/v1/rooms/join", body=body, as_json=as_json)
@@ -650,7 +321,7 @@ def join(
     if as_json:
         return
     print_room(room)
-    _print_opening(room.get("subject_schema") or {}, answer["limits_opening"])
+    print_opening(room.get("subject_schema") or {}, answer["limits_opening"])
 
 
 @app.command("list")
@@ -696,9 +367,9 @@ def list_rooms(
     for room in rooms:
         turn = "yours" if room.get("your_turn") else "—"
         grid.add_row(
-            *(_t(room.get(k) or "") for k in ("room_id", "name", "seat", "state")),
-            _t(turn),
-            _t(room.get("deadline") or ""),
+            *(styled(room.get(k) or "") for k in ("room_id", "name", "seat", "state")),
+            styled(turn),
+            styled(room.get("deadline") or ""),
         )
     out.print(grid)
 
@@ -781,7 +452,7 @@ def move(
         ctx, room_id, server=server, credentials=credentials, token=token, kind=kind
     )
     body: dict[str, Any] = {"type": move_type}
-    needs_room = (terms and not (len(terms) == 1 and _looks_like_json(terms[0]))) or (
+    needs_room = (terms and not (len(terms) == 1 and looks_like_json(terms[0]))) or (
         move_type == "approve" and subject_hash is None
     )
     room: Mapping[str, Any] = {}
@@ -793,7 +464,7 @@ def move(
         subject_hash = room["table"]["subject_hash"]
         err.print(
             f"approving the terms on the table at seq {room.get('seq')}: "
-            f"{_terms_inline(room.get('subject_schema') or {}, room['table']['terms'])} "
+            f"{terms_inline(room.get('subject_schema') or {}, room['table']['terms'])} "
             f"({subject_hash})",
             markup=False,
             soft_wrap=True,
@@ -871,7 +542,7 @@ def confirm(
         if not as_json:
             verb = "confirming" if decision else "declining"
             terms = {f["name"]: f["value"] for f in chosen.get("fields") or []}
-            what = f": {_terms_inline(_schema_of(chosen), terms)}" if terms else ""
+            what = f": {terms_inline(_schema_of(chosen), terms)}" if terms else ""
             err.print(f"{verb} {chosen['type']} ({confirmation_id}){what}", markup=False)
     body = {"decision": "confirm" if decision else "decline"}
     _, answer = _call(
@@ -936,9 +607,9 @@ def receipt(
         print_json(body)
         return
     signed = body.get("artifact") is not None
-    _line(_t(f"receipt of {room_id}: {body.get('state')}", "bold"))
-    _line(_t(f"signature: {body['signature']['status']} ({body['signature']['reason']})"))
+    show_line(styled(f"receipt of {room_id}: {body.get('state')}", "bold"))
+    show_line(styled(f"signature: {body['signature']['status']} ({body['signature']['reason']})"))
     if signed:
         kid = body["jwks"]["keys"][0]["kid"]
-        _line(_t(f"signed by {kid} for {body['arbiter']['agent_id']}"))
-    _line(_t(f"chain: {body['chain']['length']} envelopes, head {body['chain']['head']}"))
+        show_line(styled(f"signed by {kid} for {body['arbiter']['agent_id']}"))
+    show_line(styled(f"chain: {body['chain']['length']} envelopes, head {body['chain']['head']}"))
