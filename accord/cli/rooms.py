@@ -225,6 +225,25 @@ def _keep(path: Path, room_id: str, credential: Credential, answer: Mapping[str,
 # -- the commands ------------------------------------------------------------------------
 
 
+def _take_seat(
+    credentials: Path, url: str, answer: Mapping[str, Any], *, as_json: bool
+) -> Mapping[str, Any]:
+    """Keep the seat's tokens from an open or a join (printing the answer first under --json,
+    so that a token is never lost to a failed write) and return the room."""
+    room: Mapping[str, Any] = answer["room"]
+    credential = Credential(
+        seat=room["seat"],
+        seat_token=answer["seat_token"],
+        owner_token=answer["owner_token"],
+        name=room["name"],
+        server=url,
+    )
+    if as_json:
+        print_json(answer)
+    _keep(credentials, room["room_id"], credential, answer)
+    return room
+
+
 @app.command("open")
 def open_room(
     schema: Annotated[
@@ -266,17 +285,7 @@ def open_room(
     _load(credentials)  # a broken credentials file stops us before the server makes tokens
     url = _server_url(server)
     _, answer = _call(url, "POST", "/v1/rooms", body=body, as_json=as_json)
-    room = answer["room"]
-    credential = Credential(
-        seat=room["seat"],
-        seat_token=answer["seat_token"],
-        owner_token=answer["owner_token"],
-        name=room["name"],
-        server=url,
-    )
-    if as_json:
-        print_json(answer)
-    _keep(credentials, room["room_id"], credential, answer)
+    room = _take_seat(credentials, url, answer, as_json=as_json)
     if as_json:
         return
     print_room(room)
@@ -307,17 +316,7 @@ def join(
     _load(credentials)
     url = _server_url(server)
     _, answer = _call(url, "POST", "/v1/rooms/join", body=body, as_json=as_json)
-    room = answer["room"]
-    credential = Credential(
-        seat=room["seat"],
-        seat_token=answer["seat_token"],
-        owner_token=answer["owner_token"],
-        name=room["name"],
-        server=url,
-    )
-    if as_json:
-        print_json(answer)
-    _keep(credentials, room["room_id"], credential, answer)
+    room = _take_seat(credentials, url, answer, as_json=as_json)
     if as_json:
         return
     print_room(room)

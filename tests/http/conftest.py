@@ -2,17 +2,13 @@
 opens rooms of its own."""
 
 import os
-import threading
-import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
-import uvicorn
 
 from accord.app.settings import Settings
-from accord.http.app import create_app
-from tests.conftest import FakeClock, LiveServer, _postgres_schema_url, free_port
+from tests.conftest import FakeClock, LiveServer, _postgres_schema_url, free_port, serve_in_thread
 
 
 @pytest.fixture(scope="module")
@@ -25,27 +21,10 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServ
     settings = Settings(
         data_dir=data_dir, database_url=database_url, port=port, sweep_interval=3600
     )
-    clock = FakeClock()
-    config = uvicorn.Config(
-        create_app(settings, clock=clock),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        lifespan="on",
-    )
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not uv.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the shared test server did not start")
-        time.sleep(0.01)
     try:
-        yield LiveServer(f"http://127.0.0.1:{port}", clock, settings)
+        with serve_in_thread(settings, FakeClock()) as live:
+            yield live
     finally:
-        uv.should_exit = True
-        thread.join(timeout=10)
         for _ in urls:  # drops the PostgreSQL schema
             pass
 
