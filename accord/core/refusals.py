@@ -30,6 +30,18 @@ class RefusalCode(StrEnum):
     INVITE_INVALID = "invite_invalid"
     ROOM_OPEN = "room_open"
     RATE_LIMITED = "rate_limited"
+    SESSION_NOT_FOUND = "session_not_found"
+    SKU_NOT_FOUND = "sku_not_found"
+    CURRENCY_MISMATCH = "currency_mismatch"
+    NON_MONOTONIC = "non_monotonic"
+    UNKNOWN_FAIRNESS_PROFILE = "unknown_fairness_profile"
+    UNATTESTED_INCLUSION = "unattested_inclusion"
+    PRICE_NOT_ABOVE_INCLUSIONS = "price_not_above_inclusions"
+    NOTHING_TO_ACCEPT = "nothing_to_accept"
+    SESSION_ENDED = "session_ended"
+    SESSION_OPEN = "session_open"
+    HANDOFF_PENDING = "handoff_pending"
+    NOT_AGREED = "not_agreed"
     INTERNAL = "internal"
 
 

@@ -38,6 +38,18 @@ STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
     RefusalCode.INVITE_INVALID: 410,
     RefusalCode.ROOM_OPEN: 409,
     RefusalCode.RATE_LIMITED: 429,
+    RefusalCode.SESSION_NOT_FOUND: 404,
+    RefusalCode.SKU_NOT_FOUND: 404,
+    RefusalCode.CURRENCY_MISMATCH: 422,
+    RefusalCode.NON_MONOTONIC: 422,
+    RefusalCode.UNKNOWN_FAIRNESS_PROFILE: 422,
+    RefusalCode.UNATTESTED_INCLUSION: 422,
+    RefusalCode.PRICE_NOT_ABOVE_INCLUSIONS: 422,
+    RefusalCode.NOTHING_TO_ACCEPT: 409,
+    RefusalCode.SESSION_ENDED: 409,
+    RefusalCode.SESSION_OPEN: 409,
+    RefusalCode.HANDOFF_PENDING: 409,
+    RefusalCode.NOT_AGREED: 409,
     RefusalCode.INTERNAL: 500,
 }
 
