@@ -5,20 +5,17 @@ import asyncio
 import json
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from typing import Any, Final, TypeVar
 
-import orjson
 from sqlalchemy import Connection
 
-from accord.app import ledger
 from accord.app.access import SEAT_KINDS, Access, CredentialCache, authorize
+from accord.app.engine import Answer, Engine, Loaded, encode
 from accord.app.notifier import Notifier
 from accord.app.settings import Settings
 from accord.app.tokens import hash_token, new_id, new_nonce, new_token
-from accord.core.chain import ChainHead
 from accord.core.commit import commit
 from accord.core.envelope import Envelope
 from accord.core.jsonio import canonical
@@ -35,13 +32,21 @@ from accord.protocols.rooms.moves import (
     OpenRequest,
     shape_problems,
 )
-from accord.protocols.rooms.receipt import ReceiptBody, build_receipt
-from accord.protocols.rooms.state import PROTOCOL, Actor, RoomState, Seat, Status, expires_at
+from accord.protocols.rooms.receipt import build_receipt
+from accord.protocols.rooms.state import (
+    PROTOCOL,
+    Actor,
+    RoomPolicy,
+    RoomState,
+    Seat,
+    Status,
+    expires_at,
+)
 from accord.protocols.rooms.views import confirmations, view_json
 from accord.store import records
 from accord.store.database import Database
 from accord.trust.keys import Keyring, Keys, keyring_path
-from accord.trust.receipts import signed_receipt, unsigned_receipt
+from accord.trust.receipts import ReceiptBody, signed_receipt, unsigned_receipt
 
 NAME_TRIES: Final = 24
 STATE_CACHE_SIZE: Final = 4096
@@ -50,26 +55,35 @@ JSONBody = dict[str, Any]
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Answer:
-    """A response as it is sent and remembered: encoded once, in the writer."""
+class _RoomKind:
+    """Rooms for the engine."""
 
-    status: int
-    text: str
+    name = PROTOCOL
+    state_type = RoomState
 
+    def __init__(self, policy: RoomPolicy) -> None:
+        self._policy = policy
 
-def encode(body: JSONBody) -> str:
-    return orjson.dumps(body).decode()
+    def not_found(self) -> Refused:
+        return refuse(RefusalCode.ROOM_NOT_FOUND, "No such room; check the room id.")
 
+    def apply(self, state: RoomState | None, envelope: Envelope) -> RoomState:
+        return apply(state, envelope)
 
-@dataclass
-class _Loaded:
-    """A room inside a write transaction: its state, where its chain ends, and what this
-    transaction appended to it."""
+    def apply_private(self, state: RoomState, party: str, record: Envelope) -> RoomState:
+        return apply_private(state, Seat(party), record)
 
-    state: RoomState
-    head: ChainHead
-    public: list[Envelope] = field(default_factory=list)
+    def is_final(self, state: RoomState) -> bool:
+        return state.is_final
+
+    def expires_at(self, state: RoomState) -> str | None:
+        return expires_at(state, self._policy)
+
+    def notice_fields(
+        self, negotiation_id: str, state: RoomState | None, decision: Decision
+    ) -> dict[str, Any]:
+        name = state.name if state else decision.public[0].payload["name"]
+        return {"room_id": negotiation_id, "name": name}
 
 
 class Rooms:
@@ -85,9 +99,11 @@ class Rooms:
         self._db = db
         self._settings = settings
         self._keys = keys
-        self._states: dict[str, tuple[str, RoomState]] = {}
-        self._credentials = CredentialCache()
         self._policy = settings.room_policy
+        self._engine: Engine[RoomState] = Engine(
+            _RoomKind(self._policy), after_append=self._sign_if_agreed
+        )
+        self._credentials = CredentialCache()
         self._clock = clock
         self._notifier = notifier or Notifier()
 
@@ -107,15 +123,14 @@ class Rooms:
             )
             if isinstance(decision, Refusal):
                 raise Refused(decision)
+            loaded = self._engine.create(conn, room_id, decision, now, name=name)
             ts = format_time(now)
-            records.insert_negotiation(conn, room_id, PROTOCOL, name=name, now=ts)
             for token, party, kind in (
                 (seat_token, Seat.OPENER, "seat"),
                 (owner_token, Seat.OPENER, "owner"),
                 (invite_token, Seat.JOINER, "invite"),
             ):
                 records.insert_credential(conn, hash_token(token), room_id, party, kind, ts)
-            loaded = self._append(conn, room_id, None, ChainHead(), decision, now)
             room = loaded.state
             return {
                 "room": self._view(room, Seat.OPENER),
@@ -143,7 +158,7 @@ class Rooms:
             found = records.find_credentials(conn, [invite_hash]).get(invite_hash)
             if found is None or found.kind != "invite":
                 return invalid
-            loaded = self._lock(conn, found.negotiation_id)
+            loaded = self._engine.lock(conn, found.negotiation_id)
             now = self._clock()
             self._expire_if_due(conn, loaded, now)
             decision = decide.join_room(loaded.state, request, nonce=nonce)
@@ -157,7 +172,7 @@ class Rooms:
             records.insert_credential(
                 conn, hash_token(owner_token), room_id, Seat.JOINER, "owner", ts
             )
-            self._append_loaded(conn, loaded, decision, now)
+            self._engine.append(conn, loaded, decision, now)
             return {
                 "room": self._view(loaded.state, Seat.JOINER),
                 "seat_token": seat_token,
@@ -190,7 +205,7 @@ class Rooms:
 
         def txn(conn: Connection) -> Answer | Refused:
             access = authorize(conn, token, room_id, self._credentials)
-            loaded = self._lock(conn, room_id)
+            loaded = self._engine.lock(conn, room_id)
             seat = Seat(access.party)
             if request.message_id is not None:
                 seen = records.find_remembered(conn, room_id, seat, request.message_id)
@@ -213,7 +228,7 @@ class Rooms:
             decision = decide.decide_move(loaded.state, request, actor, now=now)
             if isinstance(decision, Refusal):
                 return Refused(decision)
-            self._append_loaded(conn, loaded, decision, now, message_id=request.message_id)
+            self._engine.append(conn, loaded, decision, now, message_id=request.message_id)
             room = self._view(loaded.state, seat)
             if decision.public:
                 move = next(e for e in loaded.public if e.type.startswith("move."))
@@ -241,7 +256,7 @@ class Rooms:
     ) -> JSONBody:
         def txn(conn: Connection) -> JSONBody | Refused:
             access = authorize(conn, token, room_id, self._credentials)
-            loaded = self._lock(conn, room_id)
+            loaded = self._engine.lock(conn, room_id)
             now = self._clock()
             self._expire_if_due(conn, loaded, now)
             actor = Actor(Seat(access.party), access.is_owner)
@@ -250,7 +265,7 @@ class Rooms:
             )
             if isinstance(decision, Refusal):
                 return Refused(decision)
-            self._append_loaded(conn, loaded, decision, now)
+            self._engine.append(conn, loaded, decision, now)
             return {"room": self._view(loaded.state, actor.seat)}
 
         return self._write(txn)
@@ -263,7 +278,7 @@ class Rooms:
         for room_id in due:
 
             def txn(conn: Connection, room_id: str = room_id) -> bool:
-                loaded = self._lock(conn, room_id)
+                loaded = self._engine.lock(conn, room_id)
                 return self._expire_if_due(conn, loaded, self._clock())
 
             if self._db.write(txn):
@@ -301,7 +316,7 @@ class Rooms:
         rooms = []
         for room_id in sorted(seats):
             self._expire_on_access(room_id)
-            state = self._db.read(partial(self._load, room_id=room_id))
+            state = self._db.read(partial(self._engine.load, negotiation_id=room_id))
             if state.is_final and not request.include_closed:
                 continue
             for party in sorted(seats[room_id]):
@@ -376,7 +391,9 @@ class Rooms:
 
     def _read_current(self, token: str | None, room_id: str) -> tuple[Access, RoomState]:
         def read(conn: Connection) -> tuple[Access, RoomState]:
-            return authorize(conn, token, room_id, self._credentials), self._load(conn, room_id)
+            return authorize(conn, token, room_id, self._credentials), self._engine.load(
+                conn, room_id
+            )
 
         access, state = self._db.read(read)
         if decide.expire(state, now=self._clock(), policy=self._policy) is not None:
@@ -385,108 +402,22 @@ class Rooms:
         return access, state
 
     def _expire_on_access(self, room_id: str) -> None:
-        state = self._db.read(lambda conn: self._load(conn, room_id))
+        state = self._db.read(lambda conn: self._engine.load(conn, room_id))
         if decide.expire(state, now=self._clock(), policy=self._policy) is None:
             return
 
         def txn(conn: Connection) -> bool:
-            return self._expire_if_due(conn, self._lock(conn, room_id), self._clock())
+            return self._expire_if_due(conn, self._engine.lock(conn, room_id), self._clock())
 
         if self._db.write(txn):
             self._notifier.notify()
 
-    def _load(self, conn: Connection, room_id: str) -> RoomState:
-        row = records.read_negotiation(conn, room_id)
-        if row is None or row.protocol != PROTOCOL or row.state is None:
-            raise refuse(RefusalCode.ROOM_NOT_FOUND, "No such room; check the room id.")
-        return RoomState.model_validate_json(row.state)
-
-    def _lock(self, conn: Connection, room_id: str) -> _Loaded:
-        """The room locked for this write, its state from the writer's cache when the stored
-        version is the one the cache holds (any process may have written since)."""
-        row = records.lock_negotiation(conn, room_id)
-        if row is None or row.protocol != PROTOCOL:
-            raise refuse(RefusalCode.ROOM_NOT_FOUND, "No such room; check the room id.")
-        cached = self._states.get(room_id)
-        if cached is not None and cached[0] == row.version:
-            return _Loaded(cached[1], row.head)
-        state = RoomState.model_validate_json(records.read_state(conn, room_id))
-        return _Loaded(state, row.head)
-
-    def _expire_if_due(self, conn: Connection, loaded: _Loaded, now: datetime) -> bool:
+    def _expire_if_due(self, conn: Connection, loaded: Loaded[RoomState], now: datetime) -> bool:
         decision = decide.expire(loaded.state, now=now, policy=self._policy)
         if decision is None:
             return False
-        self._append_loaded(conn, loaded, decision, now)
+        self._engine.append(conn, loaded, decision, now)
         return True
-
-    def _append_loaded(
-        self,
-        conn: Connection,
-        loaded: _Loaded,
-        decision: Decision,
-        now: datetime,
-        *,
-        message_id: str | None = None,
-    ) -> None:
-        fresh = self._append(
-            conn, loaded.state.room_id, loaded.state, loaded.head, decision, now, message_id
-        )
-        loaded.state, loaded.head = fresh.state, fresh.head
-        loaded.public += fresh.public
-
-    def _append(
-        self,
-        conn: Connection,
-        room_id: str,
-        state: RoomState | None,
-        head: ChainHead,
-        decision: Decision,
-        now: datetime,
-        message_id: str | None = None,
-    ) -> _Loaded:
-        ts = format_time(now)
-        name = state.name if state else decision.public[0].payload["name"]
-        appended = ledger.append(
-            conn,
-            room_id,
-            head,
-            decision,
-            ts=ts,
-            message_id=message_id,
-            notice_fields={"room_id": room_id, "name": name},
-        )
-        was_agreed = state is not None and state.status is Status.AGREED
-        for envelope in appended.public:
-            state = apply(state, envelope)
-        assert state is not None
-        if state.status is Status.AGREED and not was_agreed:
-            self._sign_agreement(conn, room_id, ts)
-        for party, record in appended.private:
-            state = apply_private(state, Seat(party), record)
-        version = secrets.token_hex(12)
-        records.save_projection(
-            conn,
-            room_id,
-            head=appended.head,
-            state=state.model_dump_json(),
-            version=version,
-            is_final=state.is_final,
-            expires_at=expires_at(state, self._policy),
-            now=ts,
-        )
-        self._remember_state(room_id, version, state)
-        return _Loaded(state, appended.head, appended.public)
-
-    def _remember_state(self, room_id: str, version: str, state: RoomState) -> None:
-        """Only the writer thread touches the cache. A state whose write is later rolled
-        back stays behind under a version the store never holds, so it is never used."""
-        self._states.pop(room_id, None)
-        if state.is_final:
-            return
-        self._states[room_id] = (version, state)
-        if len(self._states) > STATE_CACHE_SIZE:
-            self._states.pop(next(iter(self._states)))
 
     def _current_keys(self) -> Keyring:
         if self._keys is None:
@@ -499,9 +430,16 @@ class Rooms:
             log, arbiter_id=self._settings.arbiter, retention_days=self._settings.retention_days
         )
 
-    def _sign_agreement(self, conn: Connection, room_id: str, ts: str) -> None:
+    def _sign_if_agreed(
+        self, conn: Connection, loaded: Loaded[RoomState], before: RoomState | None, ts: str
+    ) -> None:
         """receipts.md: a signed receipt is signed once, when the agreement is made, and
         stored, so that a later key rotation never changes it. Rooms sign with the live key."""
+        if loaded.state.status is not Status.AGREED or (
+            before is not None and before.status is Status.AGREED
+        ):
+            return
+        room_id = loaded.id
         body = self._receipt_body(records.read_log(conn, room_id))
         assert body.signed_payload is not None
         key = self._current_keys().active("live")

@@ -1,10 +1,20 @@
 """Finishing a receipt: sign what the protocol says is signed, or say nothing was signed."""
 
+from dataclasses import dataclass
 from typing import Any
 
 from accord.core.jsonio import JSON
 from accord.trust.jws import sign_detached
 from accord.trust.keys import SigningKey
+
+
+@dataclass(frozen=True)
+class ReceiptBody:
+    """What a protocol makes of its log: every member but the signature's; `signed_payload`
+    is None when nothing was agreed."""
+
+    members: dict[str, Any]
+    signed_payload: dict[str, Any] | None
 
 
 def signed_receipt(

@@ -2,24 +2,16 @@
 yields the same signed payload. Signing is the trust layer's; this says what is signed."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 from accord.core.chain import ChainError, verify_chain
 from accord.core.commit import commit
 from accord.core.envelope import Envelope
 from accord.protocols.rooms.state import PROTOCOL, Status
+from accord.trust.receipts import ReceiptBody
 
 OANP_VERSION: Final = "0.1"
 FINAL_TYPES: Final = frozenset({"room.agreed", "room.expired", "move.reject", "move.cancel"})
-
-
-@dataclass(frozen=True)
-class ReceiptBody:
-    """Every member but the signature's: `signed_payload` is None when nothing was agreed."""
-
-    members: dict[str, Any]
-    signed_payload: dict[str, Any] | None
 
 
 def _final_state(log: Sequence[Envelope]) -> Status:

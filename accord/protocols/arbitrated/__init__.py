@@ -1,0 +1,2 @@
+"""Arbitrated sessions: fairness profiles and the hosted merchant policy
+(spec/arbitrated-rest.md)."""
