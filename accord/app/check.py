@@ -3,22 +3,49 @@ records, reporting each negotiation whose stored state disagrees."""
 
 import secrets
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from sqlalchemy import Connection
 
 from accord.app.settings import Settings
 from accord.core.chain import ChainError, ChainHead, verify_chain
 from accord.core.envelope import Envelope
 from accord.core.jsonio import JSONError, parse_canonical
-from accord.protocols.rooms.apply import replay
+from accord.protocols.arbitrated import apply as sessions
+from accord.protocols.arbitrated.state import PROTOCOL as ARBITRATED
+from accord.protocols.arbitrated.state import SessionState, timeout_at
+from accord.protocols.rooms import apply as rooms
 from accord.protocols.rooms.state import PROTOCOL as ROOMS
 from accord.protocols.rooms.state import RoomState, Seat, expires_at
 from accord.store import records
 from accord.store.database import Database
+
+
+@dataclass(frozen=True)
+class _Protocol:
+    """How to rebuild one protocol's projection from its records."""
+
+    state_type: type[BaseModel]
+    replay: Callable[[list[Envelope], list[tuple[str, Envelope]]], Any]
+    expires_at: Callable[[Any, Settings], str | None]
+
+
+PROTOCOLS: Final[Mapping[str, _Protocol]] = {
+    ROOMS: _Protocol(
+        RoomState,
+        lambda public, private: rooms.replay(public, [(Seat(p), e) for p, e in private]),
+        lambda state, settings: expires_at(state, settings.room_policy),
+    ),
+    ARBITRATED: _Protocol(
+        SessionState,
+        sessions.replay,
+        lambda state, settings: timeout_at(state),
+    ),
+}
 
 
 @dataclass
@@ -51,7 +78,10 @@ def check(db: Database, settings: Settings, *, repair: bool = False) -> Report:
         if problem is None:
             continue
         if repair and problem.startswith("projection"):
-            db.write(partial(_rebuild, negotiation_id=negotiation_id, settings=settings))
+            rebuild = partial(
+                _rebuild, negotiation_id=negotiation_id, kind=PROTOCOLS[protocol], settings=settings
+            )
+            db.write(rebuild)
             report.repaired.append({"id": negotiation_id, "problem": problem})
         else:
             report.problems.append({"id": negotiation_id, "problem": problem})
@@ -69,24 +99,27 @@ def _envelopes(bodies: list[bytes], what: str) -> list[Envelope]:
     return [Envelope.from_json(value) for value in parsed]
 
 
-def _replayed(conn: Connection, negotiation_id: str) -> tuple[RoomState, list[Envelope]]:
+def _replayed(
+    conn: Connection, negotiation_id: str, protocol: _Protocol
+) -> tuple[Any, list[Envelope]]:
     public = _envelopes(records.read_log_bodies(conn, negotiation_id), "envelope")
     by_party: dict[str, list[bytes]] = defaultdict(list)
     for party, body in records.read_private(conn, negotiation_id):
         by_party[party].append(body)
-    private: list[tuple[Seat, Envelope]] = []
+    private: list[tuple[str, Envelope]] = []
     for party, bodies in sorted(by_party.items()):
-        private += [(Seat(party), e) for e in _envelopes(bodies, f"private record of {party}")]
-    return replay(public, private), public
+        private += [(party, e) for e in _envelopes(bodies, f"private record of {party}")]
+    return protocol.replay(public, private), public
 
 
 def _check_one(conn: Connection, *, negotiation_id: str, protocol: str) -> str | None:
-    if protocol != ROOMS:
+    kind = PROTOCOLS.get(protocol)
+    if kind is None:
         return f"unknown protocol {protocol!r}"
     row = records.read_negotiation(conn, negotiation_id)
     assert row is not None
     try:
-        state, public = _replayed(conn, negotiation_id)
+        state, public = _replayed(conn, negotiation_id, kind)
     except (ChainError, JSONError, ValueError) as exc:
         return f"chain: {exc}"
     if row.seq != len(public) - 1:
@@ -94,12 +127,12 @@ def _check_one(conn: Connection, *, negotiation_id: str, protocol: str) -> str |
     if row.head_hash != verify_chain([e.to_json() for e in public]):
         return "projection: the stored chain head is not the log's"
     try:
-        stored = RoomState.model_validate_json(row.state or "")
+        stored = kind.state_type.model_validate_json(row.state or "")
     except ValidationError:
         return "projection: the stored state cannot be read"
     if stored != state:
         differing = sorted(
-            k for k in RoomState.model_fields if getattr(stored, k) != getattr(state, k)
+            k for k in kind.state_type.model_fields if getattr(stored, k) != getattr(state, k)
         )
         return f"projection: stored state differs from the log in {differing}"
     if row.is_final != state.is_final:
@@ -107,8 +140,8 @@ def _check_one(conn: Connection, *, negotiation_id: str, protocol: str) -> str |
     return None
 
 
-def _rebuild(conn: Connection, *, negotiation_id: str, settings: Settings) -> None:
-    state, public = _replayed(conn, negotiation_id)
+def _rebuild(conn: Connection, *, negotiation_id: str, kind: _Protocol, settings: Settings) -> None:
+    state, public = _replayed(conn, negotiation_id, kind)
     head = ChainHead(len(public), verify_chain([e.to_json() for e in public]))
     records.save_projection(
         conn,
@@ -117,6 +150,6 @@ def _rebuild(conn: Connection, *, negotiation_id: str, settings: Settings) -> No
         state=state.model_dump_json(),
         version=secrets.token_hex(12),
         is_final=state.is_final,
-        expires_at=expires_at(state, settings.room_policy),
+        expires_at=kind.expires_at(state, settings),
         now=state.updated_at,
     )

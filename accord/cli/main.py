@@ -10,9 +10,11 @@ import uvicorn
 
 from accord import __version__
 from accord.app.check import check as run_check
+from accord.app.merchants import Merchants
 from accord.app.rooms import Rooms
+from accord.app.sessions import Sessions
 from accord.app.settings import Settings
-from accord.cli import keys, rooms
+from accord.cli import keys, merchants, rooms
 from accord.cli.options import Json, with_settings
 from accord.cli.output import err, out, print_json
 from accord.cli.verify import verify
@@ -28,6 +30,7 @@ app = typer.Typer(
 )
 app.add_typer(rooms.app)
 app.add_typer(keys.app, name="keys")
+app.add_typer(merchants.app, name="merchants")
 app.command()(verify)
 
 
@@ -73,17 +76,23 @@ def _describe(settings: Settings) -> str:
 @app.command()
 @with_settings
 def sweep(settings: Settings, as_json: Json = False) -> None:
-    """One sweep now: record every expiry that is due."""
+    """One sweep now: record every expiry that is due, close every timed-out session."""
     db = Database(settings.database)
     try:
         expired = Rooms(db, settings, clock=_now).sweep()
+        merchants = Merchants(db, settings, clock=_now)
+        closed = Sessions(db, settings, clock=_now, merchants=merchants).sweep()
     finally:
         db.close()
-    result = {"expired": [{"protocol": "rooms", "id": i} for i in expired], "closed": []}
+    result = {
+        "expired": [{"protocol": "rooms", "id": i} for i in expired],
+        "closed": [{"protocol": "arbitrated", "id": i, "reason": "timeout"} for i in closed],
+    }
     if as_json:
         print_json(result)
         return
     out.print(f"expired {len(expired)} room(s)" + "".join(f"\n  {i}" for i in expired))
+    out.print(f"closed {len(closed)} session(s)" + "".join(f"\n  {i}" for i in closed))
 
 
 @app.command()

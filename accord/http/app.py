@@ -3,7 +3,7 @@
 import logging
 import os
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -11,9 +11,11 @@ from typing import Any
 from fastapi import FastAPI, Request
 
 from accord import __version__
+from accord.app.merchants import Merchants
 from accord.app.rooms import Rooms
+from accord.app.sessions import Sessions
 from accord.app.settings import Settings
-from accord.http import errors, rooms
+from accord.http import errors, merchants, rooms, sessions
 from accord.http.auth import RateLimiter
 from accord.store.database import Database
 from accord.trust.keys import Keys, keyring_path
@@ -32,9 +34,15 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         keys = Keys(keyring_path(settings.key_file, settings.data_dir), now=clock())
         service = Rooms(db, settings, clock=clock, keys=keys)
         app.state.rooms = service
+        app.state.merchants = Merchants(db, settings, clock=clock)
+        app.state.sessions = Sessions(
+            db, settings, clock=clock, merchants=app.state.merchants, keys=keys
+        )
         stop = threading.Event()
         sweeper = threading.Thread(
-            target=_sweep_forever, args=(service, settings.sweep_interval, stop), daemon=True
+            target=_sweep_forever,
+            args=((service.sweep, app.state.sessions.sweep), settings.sweep_interval, stop),
+            daemon=True,
         )
         sweeper.start()
         try:
@@ -53,6 +61,8 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     app.state.rate_limiter = RateLimiter(settings.rate_limit)
     errors.install(app)
     app.include_router(rooms.router)
+    app.include_router(merchants.router)
+    app.include_router(sessions.router)
 
     @app.get("/.well-known/jwks.json", tags=["trust"], summary="The receipt signing keys")
     def jwks(request: Request) -> dict[str, Any]:
@@ -66,15 +76,17 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     return app
 
 
-def _sweep_forever(service: Rooms, interval: float, stop: threading.Event) -> None:
+def _sweep_forever(
+    sweeps: Sequence[Callable[[], list[str]]], interval: float, stop: threading.Event
+) -> None:
     """The sweeper inside `accord serve`: one sweep at start, then one every interval."""
     while not stop.is_set():
-        try:
-            expired = service.sweep()
-            if expired:
-                log.info("expired %d rooms", len(expired))
-        except Exception:  # the sweeper must outlive a bad sweep; the next one retries
-            log.exception("sweep failed")
+        for sweep in sweeps:
+            try:
+                if ended := sweep():
+                    log.info("ended %d negotiations", len(ended))
+            except Exception:  # the sweeper must outlive a bad sweep; the next one retries
+                log.exception("sweep failed")
         stop.wait(interval)
 
 

@@ -110,3 +110,48 @@ receipts = Table(
     Column("body", Text, nullable=False),
     Column("created_at", TIME, nullable=False),
 )
+
+# Merchants (spec/arbitrated-rest.md, Tenants and keys): a tenant, its keys (stored only as
+# hashes; a retired key opens nothing), and its policies per mode and SKU. Policies are the
+# merchant's current configuration, replaced by each PUT; a session keeps what it used in its
+# own log.
+tenants = Table(
+    "tenants",
+    metadata,
+    Column("id", ID, primary_key=True),
+    Column("name", String(64), nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Index("tenants_by_name", "name", unique=True),
+)
+
+tenant_keys = Table(
+    "tenant_keys",
+    metadata,
+    Column("key_hash", String(80), primary_key=True),
+    Column("tenant_id", ID, ForeignKey("tenants.id"), nullable=False, index=True),
+    Column("kind", String(16), nullable=False),
+    Column("mode", String(8), nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Column("retired_at", TIME),
+)
+
+policies = Table(
+    "policies",
+    metadata,
+    Column("tenant_id", ID, ForeignKey("tenants.id"), primary_key=True),
+    Column("mode", String(8), primary_key=True),
+    Column("sku", String(256), primary_key=True),
+    Column("body", Text, nullable=False),
+    Column("updated_at", TIME, nullable=False),
+)
+
+arbitrated_sessions = Table(
+    "arbitrated_sessions",
+    metadata,
+    Column("session_id", ID, ForeignKey("negotiations.id"), primary_key=True),
+    Column("tenant_id", ID, ForeignKey("tenants.id"), nullable=False),
+    Column("mode", String(8), nullable=False),
+    Column("sku", String(256), nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Index("arbitrated_sessions_by_tenant", "tenant_id", "mode", "created_at"),
+)

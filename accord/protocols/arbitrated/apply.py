@@ -127,6 +127,10 @@ def apply_private(state: SessionState, party: str, envelope: Envelope) -> Sessio
             return state.model_copy(update={"merchant": MerchantPrivate.model_validate(payload)})
         case "party.reveal":
             return state.model_copy(update={"reveals": (*state.reveals, dict(payload))})
+        case "handoff.published":
+            return state.model_copy(update={"handoff": dict(payload)})
+        case "handoff.awaited":
+            return state
     raise AssertionError(f"unknown private record type {envelope.type!r} of {party}")
 
 

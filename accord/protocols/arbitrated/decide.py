@@ -3,7 +3,7 @@ merchant's replies (spec/arbitrated-rest.md, Session flow). Pure: time, ids and 
 as arguments; the merchant's policy comes from its private record."""
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any, Final
 
@@ -34,6 +34,7 @@ ARBITER: Final[Mapping[str, str]] = {"role": "arbiter"}
 AS_MERCHANT: Final[Mapping[str, str]] = {"role": MERCHANT}
 AS_BUYER: Final[Mapping[str, str]] = {"role": BUYER}
 EMPTY_SET: Final[dict[str, Any]] = {}
+HANDOFF: Final = "handoff"
 
 
 def _refuse(code: RefusalCode, message: str, **details: Any) -> Refusal:
@@ -191,11 +192,59 @@ def _close(reason: str, detail: str | None) -> Draft:
 
 
 def decide_move(
-    state: SessionState, move: OfferMove | AcceptMove | RejectMove | RevealMove, *, now: datetime
+    state: SessionState,
+    move: OfferMove | AcceptMove | RejectMove | RevealMove,
+    *,
+    now: datetime,
+    handoff_code: str,
 ) -> Decision | Refusal:
     """session_ended → not_your_turn → nothing_to_accept (accept) → unattested_inclusion →
     price_not_above_inclusions → non_monotonic → (an offer past the last round closes the
-    session, unrecorded) → scored and recorded, with the replies it causes."""
+    session, unrecorded) → scored and recorded, with the replies it causes.
+
+    `handoff_code` is a discount code made by the caller, used only if this move makes an agreement
+    under a policy that publishes its hand-off automatically."""
+    decision = _decide_move(state, move)
+    if isinstance(decision, Refusal) or not any(d.type == "session.agree" for d in decision.public):
+        return decision
+    return Decision(
+        decision.public,
+        [*decision.private, _automatic_handoff(state, now=now, code=handoff_code)],
+        decision.notices,
+    )
+
+
+def _automatic_handoff(state: SessionState, *, now: datetime, code: str) -> PrivateDraft:
+    assert state.merchant is not None
+    handoff = state.merchant.policy["handoff"]
+    if handoff["publish"] != "automatic":
+        return PrivateDraft(HANDOFF, Draft("handoff.awaited", ARBITER, {}))
+    value = (
+        code
+        if handoff["kind"] == "discount_code"
+        else f"{handoff['checkout_url']}?session_id={state.session_id}"
+    )
+    published = {
+        "kind": handoff["kind"],
+        "value": value,
+        "checkout_url": handoff["checkout_url"],
+        "expires_at": format_time(now + timedelta(seconds=handoff["ttl_seconds"])),
+    }
+    return PrivateDraft(HANDOFF, Draft("handoff.published", ARBITER, published))
+
+
+def publish_handoff(state: SessionState, handoff: Mapping[str, Any]) -> Decision | Refusal:
+    """The merchant publishes a hand-off for an agreed session (manual policies)."""
+    if state.phase is not Phase.AGREED:
+        return _refuse(RefusalCode.NOT_AGREED, "Only an agreed session has a hand-off.")
+    return Decision(
+        private=[PrivateDraft(HANDOFF, Draft("handoff.published", ARBITER, dict(handoff)))]
+    )
+
+
+def _decide_move(
+    state: SessionState, move: OfferMove | AcceptMove | RejectMove | RevealMove
+) -> Decision | Refusal:
     if isinstance(move, RevealMove):
         return _reveal(state, BUYER, move.private)
     if state.is_final:

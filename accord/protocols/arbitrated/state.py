@@ -81,6 +81,8 @@ class SessionState(Frozen):
     turn_started_at: str
     reveals: tuple[dict[str, Any], ...] = ()
     merchant: MerchantPrivate | None = None
+    handoff: dict[str, Any] | None = None
+    """The hand-off once published: a bearer secret, only ever in the claim's answer."""
 
     @property
     def is_final(self) -> bool:

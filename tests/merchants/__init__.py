@@ -1,0 +1,1 @@
+"""Merchants: tenants, keys, policies and the catalogue."""
