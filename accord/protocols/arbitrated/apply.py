@@ -84,9 +84,14 @@ def apply(state: SessionState | None, envelope: Envelope) -> SessionState:
                 }
             )
         case "session.close":
+            verdicts = state.verdicts
+            if payload["reason"] == "unfair_offers" and verdicts:
+                # The refused corrective offer: the arbiter refused it by closing the session.
+                verdicts = (*verdicts[:-1], verdicts[-1].model_copy(update={"outcome": "rejected"}))
             return state.model_copy(
                 update=base
                 | {
+                    "verdicts": verdicts,
                     "phase": Phase.CLOSED,
                     "your_turn": False,
                     "close": {"reason": payload["reason"], "detail": payload.get("detail")},

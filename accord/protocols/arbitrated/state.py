@@ -112,5 +112,6 @@ def timeout_at(state: SessionState) -> str | None:
 
 
 def is_timed_out(state: SessionState, now: datetime) -> bool:
+    """Silence *past* the timeout: at the very second it falls due the buyer may still move."""
     due = timeout_at(state)
-    return due is not None and due <= format_time(now)
+    return due is not None and due < format_time(now)
