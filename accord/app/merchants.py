@@ -64,6 +64,17 @@ class Merchants:
                 RefusalCode.UNAUTHENTICATED, "Send your merchant key as a Bearer credential."
             )
         found = self._db.read(partial(rows.find_key, key_hash=hash_token(token)))
+        return self._checked(found, allow)
+
+    def identify(self, conn: Connection, token: str) -> "MerchantAccess | None":
+        """The merchant key `token` is, on the caller's connection; None when it is none (or a
+        retired one), so that the caller can try its own credentials."""
+        found = rows.find_key(conn, key_hash=hash_token(token))
+        if found is None or found.retired_at is not None:
+            return None
+        return MerchantAccess(found.tenant_id, _mode(found.mode), _kind(found.kind))
+
+    def _checked(self, found: rows.KeyRow | None, allow: frozenset[str]) -> MerchantAccess:
         if found is None or found.retired_at is not None:
             raise refuse(
                 RefusalCode.UNAUTHENTICATED,

@@ -45,6 +45,7 @@ from accord.protocols.arbitrated.views import session_summary, session_view
 from accord.store import records
 from accord.store import sessions as rows
 from accord.store.database import Database
+from accord.store.records import Credential
 from accord.trust.keys import Keyring, Keys, keyring_path
 from accord.trust.receipts import signed_receipt, unsigned_receipt
 
@@ -109,7 +110,7 @@ class Sessions:
     # -- opening and moving ----------------------------------------------------------------
 
     def open(self, token: str | None, request: OpenSessionRequest) -> JSONBody:
-        access = self._merchants.authenticate(token, allow=OPENERS)
+        access = self.opener(token, allow=OPENERS)
         policy = self._merchants.get_policy(access.tenant_id, access.mode, request.sku)
         if policy is None or not policy.active:
             raise refuse(RefusalCode.SKU_NOT_FOUND, f"No active policy for {request.sku!r}.")
@@ -220,13 +221,17 @@ class Sessions:
             stored = self._db.read(lambda conn: records.read_receipt(conn, session_id))
             assert stored is not None, "an agreed session's receipt is stored when agreed"
             body: JSONBody = json.loads(stored)
-            return body | {"reveals": reveals}
+            # Reveals come after the signature; I3 (a reveal must open its commitment) is
+            # judged on them, outside the signed payload.
+            held = all(r["matches"] for r in reveals)
+            invariants = body["invariants"] | {"I3_commitments_unchanged": held}
+            return body | {"reveals": reveals, "invariants": invariants}
         log = self._db.read(lambda conn: records.read_log(conn, session_id))
         members = self._receipt_members(state, log)
         return unsigned_receipt(members)
 
     def list_sessions(self, token: str | None, limit: int) -> JSONBody:
-        access = self._merchants.authenticate(token, allow=SECRET_KEY)
+        access = self.opener(token, allow=SECRET_KEY)
         states = self._db.read(
             lambda conn: rows.recent_states(conn, access.tenant_id, access.mode, limit)
         )
@@ -301,30 +306,66 @@ class Sessions:
             raise result
         return result
 
+    def _identify(self, conn: Connection, token: str | None) -> Credential | MerchantAccess:
+        """A session token or a merchant key; `unauthenticated` only when it is neither, so
+        that a real credential of the wrong kind is told `forbidden`."""
+        if token:
+            found = self._credentials.find(conn, hash_token(token))
+            if found is not None and found.kind == "session":
+                return found
+            access = self._merchants.identify(conn, token)
+            if access is not None:
+                return access
+        raise refuse(
+            RefusalCode.UNAUTHENTICATED,
+            "Send the session token, or a current merchant key, as a Bearer credential.",
+        )
+
     def _buyer(self, conn: Connection, token: str | None, session_id: str) -> None:
-        """The session token of this session (a merchant key may read, never move)."""
-        if not token:
-            raise refuse(RefusalCode.UNAUTHENTICATED, "Send the session token as a Bearer.")
-        found = self._credentials.find(conn, hash_token(token))
-        if found is None:
-            raise refuse(RefusalCode.UNAUTHENTICATED, "This credential opens nothing.")
-        if found.kind != "session" or found.negotiation_id != session_id:
+        """This session's token: a merchant key may read a session, never move in it."""
+        who = self._identify(conn, token)
+        if not isinstance(who, Credential) or who.negotiation_id != session_id:
             raise refuse(RefusalCode.FORBIDDEN, "Only this session's token may do that.")
 
     def _merchant(self, conn: Connection, token: str | None, session_id: str) -> MerchantAccess:
-        access = self._merchants.authenticate(token, allow=SECRET_KEY)
+        """The secret key of the session's tenant and mode; another's session is not found."""
+        who = self._identify(conn, token)
+        if not isinstance(who, MerchantAccess) or who.key_kind != "secret":
+            raise refuse(
+                RefusalCode.FORBIDDEN, "Only the merchant's secret key may do that.",
+                allowed=["secret"],
+            )  # fmt: skip
         row = rows.find_session(conn, session_id)
-        if row is None or (row.tenant_id, row.mode) != (access.tenant_id, access.mode):
+        if row is None or (row.tenant_id, row.mode) != (who.tenant_id, who.mode):
             raise refuse(RefusalCode.SESSION_NOT_FOUND, "No such session for this key.")
-        return access
+        return who
 
     def _reader(
         self, conn: Connection, token: str | None, session_id: str, buyer_only: bool
     ) -> None:
-        if token and token.startswith("acc_sk_") and not buyer_only:
+        who = self._identify(conn, token)
+        if isinstance(who, MerchantAccess) and not buyer_only:
             self._merchant(conn, token, session_id)
         else:
             self._buyer(conn, token, session_id)
+
+    def opener(self, token: str | None, *, allow: frozenset[str]) -> MerchantAccess:
+        """A merchant key of an allowed kind; a session token is `forbidden`, not unknown."""
+
+        def read(conn: Connection) -> MerchantAccess:
+            who = self._identify(conn, token)
+            if not isinstance(who, MerchantAccess) or who.key_kind not in allow:
+                raise refuse(
+                    RefusalCode.FORBIDDEN,
+                    "This credential may not do that; use a merchant key.",
+                    allowed=sorted(allow),
+                )
+            return who
+
+        return self._db.read(read)
+
+    def check_merchant(self, token: str | None, session_id: str) -> None:
+        self._db.read(lambda conn: self._merchant(conn, token, session_id))
 
     def _read_current(
         self, token: str | None, session_id: str, *, buyer_only: bool = False

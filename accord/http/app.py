@@ -15,7 +15,7 @@ from accord.app.merchants import Merchants
 from accord.app.rooms import Rooms
 from accord.app.sessions import Sessions
 from accord.app.settings import Settings
-from accord.http import errors, merchants, rooms, sessions
+from accord.http import errors, merchants, rooms, sessions, ucp
 from accord.http.auth import RateLimiter
 from accord.store.database import Database
 from accord.trust.keys import Keys, keyring_path
@@ -63,6 +63,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     app.include_router(rooms.router)
     app.include_router(merchants.router)
     app.include_router(sessions.router)
+    app.include_router(ucp.create_router(settings))
 
     @app.get("/.well-known/jwks.json", tags=["trust"], summary="The receipt signing keys")
     def jwks(request: Request) -> dict[str, Any]:

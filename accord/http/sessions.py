@@ -8,7 +8,8 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from accord.app.sessions import Sessions
+from accord.app.merchants import SECRET_KEY
+from accord.app.sessions import OPENERS, Sessions
 from accord.http.auth import Bearer
 from accord.http.strict import StrictRoute
 from accord.protocols.arbitrated.moves import Move, OpenSessionRequest
@@ -32,8 +33,28 @@ async def reader_token(session_id: str, request: Request, token: Bearer) -> str 
     return token
 
 
+async def opener_token(request: Request, token: Bearer) -> str | None:
+    """A publishable or secret key, checked before the body is read."""
+    await run_in_threadpool(_sessions(request).opener, token, allow=OPENERS)
+    return token
+
+
+async def secret_token(request: Request, token: Bearer) -> str | None:
+    await run_in_threadpool(_sessions(request).opener, token, allow=SECRET_KEY)
+    return token
+
+
+async def merchant_token(session_id: str, request: Request, token: Bearer) -> str | None:
+    """The secret key of the session's tenant and mode, checked before the body is read."""
+    await run_in_threadpool(_sessions(request).check_merchant, token, session_id)
+    return token
+
+
 BuyerToken = Annotated[str | None, Depends(buyer_token)]
 ReaderToken = Annotated[str | None, Depends(reader_token)]
+OpenerToken = Annotated[str | None, Depends(opener_token)]
+SecretToken = Annotated[str | None, Depends(secret_token)]
+MerchantToken = Annotated[str | None, Depends(merchant_token)]
 
 
 class HandoffRequest(BaseModel):
@@ -50,13 +71,13 @@ class RevealRequest(BaseModel):
 
 
 @router.post("/v1/sessions", status_code=201, summary="Open a session on a SKU")
-def open_session(body: OpenSessionRequest, request: Request, token: Bearer) -> dict[str, Any]:
+def open_session(body: OpenSessionRequest, request: Request, token: OpenerToken) -> dict[str, Any]:
     return _sessions(request).open(token, body)
 
 
 @router.get("/v1/sessions", summary="Your latest sessions (secret key)")
 def list_sessions(
-    request: Request, token: Bearer, limit: Annotated[int, Query(ge=1, le=200)] = 20
+    request: Request, token: SecretToken, limit: Annotated[int, Query(ge=1, le=200)] = 20
 ) -> dict[str, Any]:
     return _sessions(request).list_sessions(token, limit)
 
@@ -89,13 +110,13 @@ def claim_handoff(session_id: str, request: Request, token: BuyerToken) -> dict[
 
 @router.post("/v1/sessions/{session_id}/handoff", summary="Publish a hand-off (secret key)")
 def publish_handoff(
-    session_id: str, body: HandoffRequest, request: Request, token: Bearer
+    session_id: str, body: HandoffRequest, request: Request, token: MerchantToken
 ) -> dict[str, Any]:
     return _sessions(request).publish_handoff(token, session_id, body.model_dump())
 
 
 @router.post("/v1/sessions/{session_id}/reveal", summary="Open the merchant's commitment")
 def merchant_reveal(
-    session_id: str, body: RevealRequest, request: Request, token: Bearer
+    session_id: str, body: RevealRequest, request: Request, token: MerchantToken
 ) -> dict[str, Any]:
     return _sessions(request).merchant_reveal(token, session_id)

@@ -37,7 +37,7 @@ def recent_states(conn: Connection, tenant_id: str, mode: str, limit: int) -> li
         select(negotiations.c.state)
         .join(arbitrated_sessions, arbitrated_sessions.c.session_id == negotiations.c.id)
         .where(arbitrated_sessions.c.tenant_id == tenant_id, arbitrated_sessions.c.mode == mode)
-        .order_by(arbitrated_sessions.c.created_at.desc(), arbitrated_sessions.c.session_id)
+        .order_by(arbitrated_sessions.c.serial.desc())
         .limit(limit)
     )
     return list(conn.execute(query).scalars())

@@ -148,10 +148,14 @@ policies = Table(
 arbitrated_sessions = Table(
     "arbitrated_sessions",
     metadata,
-    Column("session_id", ID, ForeignKey("negotiations.id"), primary_key=True),
+    Column(
+        "serial", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("session_id", ID, ForeignKey("negotiations.id"), nullable=False),
     Column("tenant_id", ID, ForeignKey("tenants.id"), nullable=False),
     Column("mode", String(8), nullable=False),
     Column("sku", String(256), nullable=False),
     Column("created_at", TIME, nullable=False),
-    Index("arbitrated_sessions_by_tenant", "tenant_id", "mode", "created_at"),
+    Index("arbitrated_sessions_by_id", "session_id", unique=True),
+    Index("arbitrated_sessions_by_tenant", "tenant_id", "mode", "serial"),
 )

@@ -66,3 +66,25 @@ def shop(server: LiveServer) -> Iterator[Shop]:
         stored = merchant.put(f"/v1/policies/{POLICY['sku']}", json=POLICY)
         assert stored.status_code == 200, stored.text
     yield shop
+
+
+@pytest.fixture
+def api(shop: Shop) -> Iterator[httpx.Client]:
+    """One client without a credential for the whole test; each call names its own."""
+    with httpx.Client(base_url=shop.server.url, timeout=30) as client:
+        yield client
+
+
+@pytest.fixture
+def rival(shop: Shop) -> dict[str, str]:
+    """The four keys of another tenant on the same server, with the same policy in test mode."""
+    db = Database(shop.server.settings.database, apply_migrations=False)
+    try:
+        made = Merchants(db, shop.server.settings, clock=shop.server.clock).create_tenant("rival")
+    finally:
+        db.close()
+    keys: dict[str, str] = made["keys"]
+    with shop.server.client(keys["secret_test"]) as merchant:
+        stored = merchant.put(f"/v1/policies/{POLICY['sku']}", json=POLICY)
+        assert stored.status_code == 200, stored.text
+    return keys

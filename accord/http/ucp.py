@@ -1,0 +1,300 @@
+"""The operator's UCP profile (spec/arbitrated-rest.md, UCP profile): `/.well-known/ucp` declares
+the negotiation capability under the operator's own namespace, and the server serves that
+capability's `spec` page, JSON Schema and OpenAPI document itself, cacheable and never
+redirected."""
+
+import html
+from collections.abc import Mapping
+from typing import Any, Final, Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from accord.app.rooms import Rooms
+from accord.app.settings import Settings
+from accord.protocols.arbitrated.moves import Move, OpenSessionRequest
+
+UCP_VERSION: Final = "2026-01-23"
+CAPABILITY_VERSION: Final = "2026-09-01"
+CACHE_CONTROL: Final = "public, max-age=300"
+SPEC_PATH: Final = "/ucp/negotiation/spec"
+SCHEMA_PATH: Final = "/ucp/negotiation/schema.json"
+OPENAPI_PATH: Final = "/ucp/negotiation/openapi.json"
+JSON_SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
+# The buyer's part of the REST surface, which the negotiation service's OpenAPI describes.
+SERVICE_TAGS: Final = frozenset({"sessions"})
+SERVICE_PATHS: Final = frozenset({"/v1/me", "/v1/catalogue"})
+
+
+def namespace(settings: Settings) -> str:
+    """The configured namespace, else the public host reversed (`shop.example.com` →
+    `com.example.shop`): UCP wants the capability's authority to be the serving host."""
+    if settings.ucp_namespace:
+        return settings.ucp_namespace
+    return ".".join(reversed(settings.public_host.split(".")))
+
+
+def profile(settings: Settings, keys: Mapping[str, Any]) -> dict[str, Any]:
+    base, ns = settings.base_url, namespace(settings)
+    return {
+        "ucp": {
+            "version": UCP_VERSION,
+            "services": {
+                f"{ns}.negotiation": [
+                    {"transport": "rest", "endpoint": f"{base}/v1", "schema": base + OPENAPI_PATH}
+                ]
+            },
+            "capabilities": {
+                f"{ns}.shopping.negotiation": [
+                    {
+                        "version": CAPABILITY_VERSION,
+                        "spec": base + SPEC_PATH,
+                        "schema": base + SCHEMA_PATH,
+                    }
+                ]
+            },
+        },
+        "keys": list(keys.get("keys", [])),
+    }
+
+
+# -- what the server answers, described for the capability's schema -------------------------
+
+
+class Described(BaseModel):
+    """Answers are described, not validated: new members may appear."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class Money(Described):
+    amount_minor: int = Field(description="An integer amount in the currency's minor unit.")
+    currency: str = Field(pattern=r"^[A-Z]{3}$", description="ISO 4217.")
+
+
+class Inclusion(Described):
+    kind: str = Field(description="What the price includes, e.g. warranty.")
+    value: Literal["included"]
+
+
+class Terms(Described):
+    price: Money
+    inclusions: list[Inclusion] = Field(default_factory=list)
+
+
+class OfferOnTable(Described):
+    proposer: Literal["buyer", "merchant"]
+    terms: Terms
+
+
+class Verdict(Described):
+    round: int
+    verdict: str = Field(description="The arbiter's verdict on the offer, e.g. fair.")
+    fairness_score: str = Field(description="A decimal string; 1 is the reference price.")
+    price_minor: int
+    outcome: str = Field(description="pending, accepted or rejected.")
+
+
+class Close(Described):
+    reason: str = Field(description="Why the session closed: rejected, max_rounds, timeout…")
+    detail: str | None = None
+
+
+class Sender(Described):
+    role: Literal["buyer", "merchant", "arbiter"]
+
+
+class EnvelopeView(Described):
+    seq: int
+    ts: str = Field(description="RFC 3339, UTC.")
+    type: str = Field(description="session.accept, offer.propose, arbitration.evaluate…")
+    sender: Sender
+    payload: dict[str, Any]
+    message_id: str
+    prev_hash: str | None = Field(None, description="sha256:… of the envelope before.")
+
+
+class SessionView(Described):
+    """What `POST /v1/sessions`, `GET /v1/sessions/{id}` and every move return."""
+
+    session_id: str
+    mode: Literal["test", "live"]
+    sku: str
+    state: str = Field(description="negotiating, corrective, agreed or closed.")
+    round: int = Field(description="The last round begun; the merchant's opening is round 0.")
+    max_rounds: int
+    your_turn: bool
+    corrective: bool
+    offer_on_table: OfferOnTable | None
+    last_verdict: Verdict | None
+    close: Close | None
+    events: list[EnvelopeView] = Field(description="The envelopes this call appended.")
+    receipt: str | None = Field(description="The receipt's URL once the session has ended.")
+    log: list[EnvelopeView] | None = Field(None, description="The whole chain (GET only).")
+    session_token: str | None = Field(None, description="Once, in the answer to the open.")
+    duplicate: bool | None = Field(None, description="A repeated message_id: nothing appended.")
+
+
+class Signature(Described):
+    status: str
+    reason: str
+
+
+class Chain(Described):
+    length: int
+    head: str = Field(description="sha256:… of the last envelope.")
+    retention_days: int
+
+
+class Receipt(Described):
+    """`GET /v1/sessions/{id}/receipt`: signed when agreed (a detached JWS in `artifact`),
+    unsigned (`artifact: null`) when closed."""
+
+    protocol: Literal["arbitrated"]
+    oanp_version: str
+    session_id: str
+    mode: Literal["test", "live"]
+    state: str = Field(description="agreed or closed.")
+    arbiter: dict[str, Any]
+    rules: dict[str, Any]
+    attested: dict[str, Any]
+    fairness_profile: str
+    final_terms: Terms | None
+    verdicts: list[Verdict]
+    invariants: dict[str, bool] = Field(description="I1 to I7 of the spec, checked on the log.")
+    chain: Chain
+    signature: Signature
+    signed_payload: dict[str, Any] | None
+    artifact: str | None = Field(description="A detached JWS (EdDSA) over signed_payload.")
+    jwks: dict[str, Any] = Field(description="The signing key, or no keys when unsigned.")
+    reveals: list[dict[str, Any]]
+
+
+_PARTS: Final[tuple[tuple[str, Any, Literal["validation", "serialization"]], ...]] = (
+    ("OpenSessionRequest", OpenSessionRequest, "validation"),
+    ("Move", Move, "validation"),
+    ("SessionView", SessionView, "serialization"),
+    ("Receipt", Receipt, "serialization"),
+)
+
+
+def capability_schema(schema_id: str) -> dict[str, Any]:
+    """The capability's JSON Schema, made from the models the server validates with: what a
+    buyer sends (OpenSessionRequest, Move) and what it gets back (SessionView, Receipt)."""
+    defs: dict[str, Any] = {}
+    for name, model, mode in _PARTS:
+        part = TypeAdapter(model).json_schema(ref_template="#/$defs/{model}", mode=mode)
+        defs.update(part.pop("$defs", {}))
+        defs[name] = part
+    return {
+        "$schema": JSON_SCHEMA_DIALECT,
+        "$id": schema_id,
+        "title": "Negotiation (arbitrated sessions)",
+        "description": "The messages of the shopping.negotiation capability as Accord serves "
+        "it: a buyer opens a session on a SKU, moves, and reads the receipt.",
+        "anyOf": [{"$ref": f"#/$defs/{name}"} for name, _, _ in _PARTS],
+        "$defs": defs,
+    }
+
+
+def service_openapi(document: Mapping[str, Any], base_url: str) -> dict[str, Any]:
+    """The negotiation service's part of the app's OpenAPI document."""
+    paths = {
+        path: item
+        for path, item in document.get("paths", {}).items()
+        if path in SERVICE_PATHS
+        or any(SERVICE_TAGS & set(op.get("tags", ())) for op in item.values())
+    }
+    schemas = document.get("components", {}).get("schemas", {})
+    wanted: set[str] = set()
+    pending = _schema_refs(paths)
+    while pending:  # the schemas these paths use, and the schemas those use
+        name = pending.pop()
+        if name not in wanted and name in schemas:
+            wanted.add(name)
+            pending |= _schema_refs(schemas[name])
+    components = {
+        **document.get("components", {}),
+        "schemas": {n: schemas[n] for n in sorted(wanted)},
+    }
+    return {**document, "servers": [{"url": base_url}], "paths": paths, "components": components}
+
+
+def _schema_refs(node: Any) -> set[str]:
+    prefix = "#/components/schemas/"
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        found = {ref.removeprefix(prefix)} if isinstance(ref, str) else set()
+        return found.union(*(_schema_refs(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_schema_refs(v) for v in node))
+    return set()
+
+
+def spec_page(settings: Settings) -> str:
+    base = html.escape(settings.base_url)
+    ns = html.escape(namespace(settings))
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<title>{ns}.shopping.negotiation</title></head>
+<body>
+<h1>{ns}.shopping.negotiation</h1>
+<p>Version {CAPABILITY_VERSION}. A buyer's agent negotiates the price of one SKU with the
+merchant's hosted policy, under a neutral arbiter that scores every offer for fairness against
+an attested reference price. The merchant moves first; each buyer offer gets a verdict and the
+merchant's answer in the same call. A session ends agreed, with a receipt the arbiter signs
+(Ed25519, detached JWS), or closed, with an unsigned one.</p>
+<h2>REST surface</h2>
+<p>Service <code>{ns}.negotiation</code> at <a href="{base}/v1">{base}/v1</a>
+(<a href="{base}{OPENAPI_PATH}">OpenAPI</a>, messages in the
+<a href="{base}{SCHEMA_PATH}">JSON Schema</a>):</p>
+<ul>
+<li><code>POST /v1/sessions</code> (a publishable key): open a session,
+<code>OpenSessionRequest</code> → <code>SessionView</code> with its
+<code>session_token</code></li>
+<li><code>POST /v1/sessions/{{id}}/messages</code> (the session token): a <code>Move</code>
+(offer, accept, reject, reveal) → <code>SessionView</code></li>
+<li><code>GET /v1/sessions/{{id}}</code>, <code>…/log</code>: the view and the hash chain</li>
+<li><code>GET /v1/sessions/{{id}}/receipt</code>: the <code>Receipt</code> once ended</li>
+<li><code>POST /v1/sessions/{{id}}/handoff/claim</code>: the merchant's checkout hand-off
+once agreed</li>
+</ul>
+<p>Signing keys: <a href="{base}/.well-known/jwks.json">{base}/.well-known/jwks.json</a>;
+this profile: <a href="{base}/.well-known/ucp">{base}/.well-known/ucp</a>.</p>
+</body></html>
+"""
+
+
+def create_router(settings: Settings) -> APIRouter:
+    """The profile's routes for these settings; none of them redirects, with or without a
+    trailing slash."""
+    router = APIRouter(tags=["ucp"])
+    headers = {"Cache-Control": CACHE_CONTROL}
+    schema = capability_schema(settings.base_url + SCHEMA_PATH)
+    page = spec_page(settings)
+
+    def ucp_profile(request: Request) -> JSONResponse:
+        rooms: Rooms = request.app.state.rooms
+        return JSONResponse(profile(settings, rooms.jwks()), headers=headers)
+
+    def capability_spec() -> HTMLResponse:
+        return HTMLResponse(page, headers=headers)
+
+    def capability_json_schema() -> JSONResponse:
+        return JSONResponse(schema, headers=headers, media_type="application/schema+json")
+
+    def negotiation_openapi(request: Request) -> JSONResponse:
+        document = service_openapi(request.app.openapi(), settings.base_url)
+        return JSONResponse(document, headers=headers)
+
+    routes = (
+        ("/.well-known/ucp", ucp_profile, "The UCP profile: the negotiation capability"),
+        (SPEC_PATH, capability_spec, "The negotiation capability's spec page"),
+        (SCHEMA_PATH, capability_json_schema, "The negotiation capability's JSON Schema"),
+        (OPENAPI_PATH, negotiation_openapi, "The negotiation service's OpenAPI document"),
+    )
+    for path, endpoint, summary in routes:
+        router.add_api_route(path, endpoint, methods=["GET"], summary=summary)
+        router.add_api_route(path + "/", endpoint, methods=["GET"], include_in_schema=False)
+    return router
