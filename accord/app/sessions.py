@@ -33,7 +33,7 @@ from accord.protocols.arbitrated.moves import (
     RejectMove,
     RevealMove,
 )
-from accord.protocols.arbitrated.receipt import build_receipt, reveals_of
+from accord.protocols.arbitrated.receipt import build_receipt, invariants, reveals_of
 from accord.protocols.arbitrated.state import (
     BUYER,
     PROTOCOL,
@@ -54,6 +54,19 @@ BuyerMove = OfferMove | AcceptMove | RejectMove | RevealMove
 T = TypeVar("T")
 HANDOFF_RETRY_SECONDS: Final = 5
 OPENERS: Final = frozenset({"publishable", "secret"})
+
+
+SERVER_KEPT: Final = (
+    "I1_bounded_rounds",
+    "I2_same_public_information",
+    "I4_monotonic_concession",
+    "I5_verdict_for_every_offer",
+    "I7_hash_chain",
+)
+
+
+class InvariantBroken(AssertionError):
+    """A move would break one of I1 to I7: a fault of the server's, never recorded."""
 
 
 class _SessionKind:
@@ -402,13 +415,21 @@ class Sessions:
         before: SessionState | None,
         ts: str,
     ) -> None:
-        """An agreement is signed at once, with the key of the session's mode, and stored."""
+        """The invariants the server keeps are checked on every move: a move that would break
+        one is not recorded (the transaction rolls back). I3 is the revealing party's to keep
+        and I6 is kept right here, so a mismatched reveal is recorded and reported instead.
+        An agreement is signed at once, with the key of the session's mode, and stored."""
         state = loaded.state
+        log = records.read_log(conn, loaded.id)
+        kept = invariants(state, log)
+        broken = sorted(n for n in SERVER_KEPT if not kept[n])
+        if broken:
+            raise InvariantBroken(f"session {loaded.id} would break {broken}")
         if state.phase is not Phase.AGREED or (before is not None and before.is_final):
             return
         body = build_receipt(
             state,
-            records.read_log(conn, loaded.id),
+            log,
             arbiter_id=self._settings.arbiter,
             retention_days=self._settings.retention_days,
         )
