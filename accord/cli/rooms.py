@@ -9,19 +9,17 @@ issued it.
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Final, NoReturn
+from typing import Annotated, Any, Final
 
-import httpx
 import typer
 from rich.table import Table
 
-from accord import __version__
 from accord.cli import credentials as store
 from accord.cli.credentials import Credential, CredentialsError, TokenKind
 from accord.cli.options import Json, Server
 from accord.cli.output import err, out, print_json
+from accord.cli.remote import call, fail, trouble
 from accord.cli.room_display import (
-    clean,
     print_opening,
     print_room,
     show_line,
@@ -45,7 +43,6 @@ app = typer.Typer(
 )
 
 DEFAULT_SERVER: Final = "http://127.0.0.1:8000"
-TIMEOUT_SECONDS: Final = 30.0
 LIST_BATCH: Final = 200  # ListRequest takes at most 200 tokens
 
 CredentialsPath = Annotated[
@@ -99,51 +96,6 @@ RoomId = Annotated[
 # -- talking to the server ---------------------------------------------------------------
 
 
-def _fail(message: str, code: str, *, as_json: bool, body: Any = None) -> NoReturn:
-    """A refusal: the error body on stdout under --json, else `error: <message> (<code>)`."""
-    if as_json:
-        print_json(body if body is not None else {"error": {"code": code, "message": message}})
-    else:
-        err.print(f"error: {clean(message)} ({clean(code)})", markup=False, soft_wrap=True)
-    raise typer.Exit(1)
-
-
-def _trouble(message: str, *, exit_code: int = 1) -> NoReturn:
-    """Not a refusal (an unreachable server, a bad credentials file): stderr only."""
-    err.print(f"error: {message}", markup=False, soft_wrap=True)
-    raise typer.Exit(exit_code)
-
-
-def _call(
-    server: str,
-    method: str,
-    path: str,
-    *,
-    token: str | None = None,
-    body: Mapping[str, Any] | None = None,
-    as_json: bool,
-) -> tuple[int, Any]:
-    """One request; any answer but success ends the command as a refusal."""
-    headers = {"User-Agent": f"accord-cli/{__version__}", "Accept": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    try:
-        with httpx.Client(base_url=server, headers=headers, timeout=TIMEOUT_SECONDS) as client:
-            response = client.request(method, path, json=body)
-    except httpx.HTTPError as exc:
-        _trouble(f"cannot reach the Accord server at {server}: {exc}")
-    try:
-        data = response.json()
-    except ValueError:
-        data = None
-    if response.is_success and data is not None:
-        return response.status_code, data
-    error = data.get("error") if isinstance(data, dict) else None
-    if isinstance(error, dict) and isinstance(error.get("code"), str):
-        _fail(str(error.get("message", "")), error["code"], as_json=as_json, body=data)
-    _trouble(f"{server} answered HTTP {response.status_code} without an Accord body; is it one?")
-
-
 def _server_url(server: str) -> str:
     return server.rstrip("/")
 
@@ -164,7 +116,7 @@ def _load(path: Path) -> dict[str, Credential]:
     try:
         return store.load(path)
     except CredentialsError as exc:
-        _trouble(str(exc))
+        trouble(str(exc))
 
 
 def _seat(
@@ -181,13 +133,13 @@ def _seat(
         return _server_url(server), token
     stored = _load(credentials).get(room_id)
     if stored is None:
-        _trouble(
+        trouble(
             f"no token for room {room_id} in {credentials}; pass --token, or --credentials "
             "with the file that open or join wrote",
             exit_code=2,
         )
     if _is_explicit(ctx, "server") and _server_url(server) != stored.server:
-        _trouble(
+        trouble(
             f"room {room_id} belongs to {stored.server}; its tokens are not sent to "
             f"{_server_url(server)} (pass --token to do so on purpose)",
             exit_code=2,
@@ -284,7 +236,7 @@ def open_room(
             body[key] = value
     _load(credentials)  # a broken credentials file stops us before the server makes tokens
     url = _server_url(server)
-    _, answer = _call(url, "POST", "/v1/rooms", body=body, as_json=as_json)
+    _, answer = call(url, "POST", "/v1/rooms", body=body, as_json=as_json)
     room = _take_seat(credentials, url, answer, as_json=as_json)
     if as_json:
         return
@@ -315,7 +267,7 @@ def join(
         body["limits"] = json_object(limits, "--limits")
     _load(credentials)
     url = _server_url(server)
-    _, answer = _call(url, "POST", "/v1/rooms/join", body=body, as_json=as_json)
+    _, answer = call(url, "POST", "/v1/rooms/join", body=body, as_json=as_json)
     room = _take_seat(credentials, url, answer, as_json=as_json)
     if as_json:
         return
@@ -349,7 +301,7 @@ def list_rooms(
     for url, tokens in by_server.items():
         for start in range(0, max(len(tokens), 1), LIST_BATCH):
             body = {"tokens": tokens[start : start + LIST_BATCH], "include_closed": include_closed}
-            _, answer = _call(url, "POST", "/v1/rooms/list", body=body, as_json=as_json)
+            _, answer = call(url, "POST", "/v1/rooms/list", body=body, as_json=as_json)
             rooms += answer["rooms"]
     if as_json:
         print_json({"rooms": rooms})
@@ -387,7 +339,7 @@ def show(
     url, secret = _seat(
         ctx, room_id, server=server, credentials=credentials, token=token, kind=kind
     )
-    _, room = _call(url, "GET", f"/v1/rooms/{room_id}", token=secret, as_json=as_json)
+    _, room = call(url, "GET", f"/v1/rooms/{room_id}", token=secret, as_json=as_json)
     if as_json:
         print_json(room)
         return
@@ -456,7 +408,7 @@ def move(
     )
     room: Mapping[str, Any] = {}
     if needs_room:
-        _, room = _call(url, "GET", f"/v1/rooms/{room_id}", token=secret, as_json=as_json)
+        _, room = call(url, "GET", f"/v1/rooms/{room_id}", token=secret, as_json=as_json)
     if terms:
         body["terms"] = parse_terms(terms, room.get("subject_schema") or {}, "--terms")
     if move_type == "approve" and subject_hash is None and room.get("table"):
@@ -476,7 +428,7 @@ def move(
         "expected_seq": expected_seq,
     }
     body.update({k: v for k, v in extra.items() if v is not None})
-    status, answer = _call(
+    status, answer = call(
         url, "POST", f"/v1/rooms/{room_id}/moves", token=secret, body=body, as_json=as_json
     )
     if as_json:
@@ -526,12 +478,12 @@ def confirm(
         ctx, room_id, server=server, credentials=credentials, token=token, kind=kind
     )
     if confirmation_id is None:
-        _, pending = _call(
+        _, pending = call(
             url, "GET", f"/v1/rooms/{room_id}/confirmations", token=secret, as_json=as_json
         )
         waiting = pending.get("confirmations") or []
         if not waiting:
-            _fail(
+            fail(
                 "Nothing waits for your confirmation in this room.",
                 "confirmation_not_found",
                 as_json=as_json,
@@ -544,7 +496,7 @@ def confirm(
             what = f": {terms_inline(_schema_of(chosen), terms)}" if terms else ""
             err.print(f"{verb} {chosen['type']} ({confirmation_id}){what}", markup=False)
     body = {"decision": "confirm" if decision else "decline"}
-    _, answer = _call(
+    _, answer = call(
         url,
         "POST",
         f"/v1/rooms/{room_id}/confirmations/{confirmation_id}",
@@ -590,9 +542,9 @@ def receipt(
     url, secret = _seat(
         ctx, room_id, server=server, credentials=credentials, token=token, kind=kind
     )
-    _, body = _call(url, "GET", f"/v1/rooms/{room_id}/receipt", token=secret, as_json=as_json)
+    _, body = call(url, "GET", f"/v1/rooms/{room_id}/receipt", token=secret, as_json=as_json)
     if output is not None:
-        _, log = _call(url, "GET", f"/v1/rooms/{room_id}/log", token=secret, as_json=as_json)
+        _, log = call(url, "GET", f"/v1/rooms/{room_id}/log", token=secret, as_json=as_json)
         output.write_text(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
         log_path = output.with_name(output.stem + ".log.json")
         log_path.write_text(json.dumps(log, ensure_ascii=False, indent=2) + "\n")

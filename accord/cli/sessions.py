@@ -3,15 +3,14 @@
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Final, NoReturn
+from typing import Annotated, Any, Final
 
-import httpx
 import typer
 from rich.table import Table
 
-from accord import __version__
 from accord.cli.options import Json, Server
 from accord.cli.output import err, out, print_json
+from accord.cli.remote import call
 from accord.cli.room_display import clean
 from accord.core.money import format_money, is_amount_minor
 
@@ -22,7 +21,6 @@ app = typer.Typer(
 )
 
 DEFAULT_SERVER: Final = "http://127.0.0.1:8000"
-TIMEOUT_SECONDS: Final = 30.0
 
 Key = Annotated[
     str,
@@ -37,44 +35,8 @@ Key = Annotated[
 SessionId = Annotated[str, typer.Argument(help="The session's id (ses_…).")]
 
 
-def _fail(message: str, code: str, *, as_json: bool, body: Any = None) -> NoReturn:
-    """A refusal: the error body on stdout under --json, else `error: <message> (<code>)`."""
-    if as_json:
-        print_json(body if body is not None else {"error": {"code": code, "message": message}})
-    else:
-        err.print(f"error: {clean(message)} ({clean(code)})", markup=False, soft_wrap=True)
-    raise typer.Exit(1)
-
-
-def _trouble(message: str) -> NoReturn:
-    """Not a refusal (an unreachable server, not an Accord answer): stderr only."""
-    err.print(f"error: {message}", markup=False, soft_wrap=True)
-    raise typer.Exit(1)
-
-
 def _get(server: str, path: str, *, key: str, as_json: bool, params: Any = None) -> Any:
-    """One GET with the key; any answer but success ends the command as a refusal."""
-    headers = {
-        "User-Agent": f"accord-cli/{__version__}",
-        "Accept": "application/json",
-        "Authorization": f"Bearer {key}",
-    }
-    url = server.rstrip("/")
-    try:
-        with httpx.Client(base_url=url, headers=headers, timeout=TIMEOUT_SECONDS) as client:
-            response = client.get(path, params=params)
-    except httpx.HTTPError as exc:
-        _trouble(f"cannot reach the Accord server at {url}: {exc}")
-    try:
-        data = response.json()
-    except ValueError:
-        data = None
-    if response.is_success and data is not None:
-        return data
-    error = data.get("error") if isinstance(data, dict) else None
-    if isinstance(error, dict) and isinstance(error.get("code"), str):
-        _fail(str(error.get("message", "")), error["code"], as_json=as_json, body=data)
-    _trouble(f"{url} answered HTTP {response.status_code} without an Accord body; is it one?")
+    return call(server, "GET", path, token=key, params=params, as_json=as_json)[1]
 
 
 def _say(text: str) -> None:
