@@ -478,6 +478,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def emit(
+    results: dict[str, Result],
+    summary: dict[str, Any],
+    *,
+    as_json: bool,
+    report: Callable[[dict[str, Result], dict[str, Any]], str],
+) -> None:
+    """Print a run: the table for people, or the summary and every result as JSON."""
+    if as_json:
+        payload = {
+            "summary": summary,
+            "results": {
+                k: {**asdict(r), "rate": r.rate, "server_cpu_ms_per_op": r.server_cpu_ms_per_op}
+                for k, r in results.items()
+            },
+        }
+        print(json.dumps(payload, indent=2))
+    else:
+        print(report(results, summary))
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     workdir = Path(tempfile.mkdtemp(prefix="accord-bench-", dir=args.tmp_dir))
@@ -524,17 +545,7 @@ def main(argv: list[str] | None = None) -> None:
         "ratio_storage": moves / storage_ceiling,
         "aim": AIM,
     }
-    if args.json:
-        payload = {
-            "summary": summary,
-            "results": {
-                k: {**asdict(r), "rate": r.rate, "server_cpu_ms_per_op": r.server_cpu_ms_per_op}
-                for k, r in results.items()
-            },
-        }
-        print(json.dumps(payload, indent=2))
-    else:
-        print(report(results, summary))
+    emit(results, summary, as_json=args.json, report=report)
 
 
 if __name__ == "__main__":

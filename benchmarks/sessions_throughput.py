@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ import httpx
 from rooms_throughput import (
     Result,
     drive,
+    emit,
     fmt,
     free_port,
     log,
@@ -300,17 +301,7 @@ def main(argv: list[str] | None = None) -> None:
         "session_requests_ratio": requests / healthz.rate if healthz.rate else 0.0,
         "moves_per_session": sessions.extra["moves_per_session"],
     }
-    if args.json:
-        payload = {
-            "summary": summary,
-            "results": {
-                k: {**asdict(r), "rate": r.rate, "server_cpu_ms_per_op": r.server_cpu_ms_per_op}
-                for k, r in results.items()
-            },
-        }
-        print(json.dumps(payload, indent=2))
-    else:
-        print(report(results, summary))
+    emit(results, summary, as_json=args.json, report=report)
 
 
 if __name__ == "__main__":
