@@ -1,17 +1,22 @@
-"""The protocol interface: pure `decide` and `apply`, with time, ids and nonces passed in.
+"""The protocol interface: what a negotiation table implements, pure, with time and randomness
+passed in. The kernel (`accord/core/step.py` in memory, `accord/app/negotiations.py` on the
+store) numbers, links, stores, signs and delivers what a table decided; a table holds the rules.
 
-A protocol decides what to append (public envelopes, private records, notices) or refuses; the
-application layer numbers, links, stores and delivers what it decided.
+Adding a table is a protocol package implementing `Table`, its views and credentials, and one
+line in `accord/protocols/registry.py`.
 """
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from datetime import datetime
+from typing import Any, Literal, Protocol, TypeVar
 
-from accord.core.envelope import Draft
+from accord.core.envelope import Draft, Envelope
+from accord.core.refusals import Refusal
 
 S = TypeVar("S")
 R = TypeVar("R")
+Mode = Literal["test", "live"]
 
 
 @dataclass(frozen=True)
@@ -34,9 +39,92 @@ class Notice:
 
 @dataclass(frozen=True)
 class Decision:
+    """What to append. With `refusal`, the kernel appends the rest and then refuses: a move
+    that finds an expiry due records the expiry and is refused, so the check order stays in
+    the protocol."""
+
     public: Sequence[Draft] = ()
     private: Sequence[PrivateDraft] = ()
     notices: Sequence[Notice] = ()
+    refusal: Refusal | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.public or self.private or self.notices)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a decision may depend on besides the state and the move: the time, and fresh
+    random bytes for nonces and codes (the kernel draws them; a protocol never does)."""
+
+    now: datetime
+    entropy: bytes = b""
+
+
+class ReceiptContent(Protocol):
+    """What a table makes of its log for a receipt: every member but the signature's;
+    `signed_payload` is None when nothing was agreed."""
+
+    @property
+    def members(self) -> dict[str, Any]: ...
+    @property
+    def signed_payload(self) -> dict[str, Any] | None: ...
+
+
+class Table(Protocol[S]):
+    """A negotiation table: its state type, how envelopes fold into it, when it ends, what its
+    receipt holds. Moves are decided by `decide`, whose move and actor types are the table's."""
+
+    name: str
+    """The protocol's name in the store and in receipts."""
+    state_type: type[S]
+    not_found: Refusal
+    """What a caller is told for an id that is not one of this table's negotiations."""
+
+    def decide(self, state: S, move: Any, actor: Any, context: Context) -> Decision | Refusal:
+        """Checks in the table's check order; expiry due is recorded, then refused."""
+        ...
+
+    def apply(self, state: S | None, envelope: Envelope) -> S: ...
+    def apply_private(self, state: S, party: str, record: Envelope) -> S: ...
+    def expire(self, state: S, now: datetime) -> Decision | None:
+        """What to append when the negotiation's time ran out at `now`; None when it has not."""
+        ...
+
+    def is_final(self, state: S) -> bool: ...
+    def is_agreed(self, state: S) -> bool: ...
+    def expires_at(self, state: S) -> str | None: ...
+    def view(self, state: S, party: str) -> dict[str, Any]:
+        """The state as one party may see it: the only way state leaves the table."""
+        ...
+
+    def notice_fields(self, negotiation_id: str, state: S) -> Mapping[str, Any]:
+        """Members every notification of this negotiation carries (ids, names)."""
+        ...
+
+    def scope(self, state: S) -> str | None:
+        """An audience beyond the seats that follows this negotiation's events (a tenant and
+        mode), or None."""
+        ...
+
+    def broken_invariants(
+        self, before: S | None, after: S, appended: Sequence[Envelope]
+    ) -> Sequence[str]:
+        """Invariants the server keeps on every step that `appended` would break; a step that
+        breaks one is a fault of the server's and is never recorded."""
+        ...
+
+    def receipt(
+        self, state: S, log: Sequence[Envelope], *, arbiter_id: str, retention_days: int
+    ) -> ReceiptContent: ...
+    def signing_mode(self, state: S) -> Mode:
+        """The key an agreement is signed with."""
+        ...
+
+    def served_receipt(self, state: S, receipt: dict[str, Any]) -> dict[str, Any]:
+        """The receipt as served: the stored one, with what comes after the signature."""
+        ...
 
 
 def fold(apply: Callable[[S, R], S], initial: S, records: Iterable[R]) -> S:
