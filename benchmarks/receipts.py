@@ -18,7 +18,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from accord.app.rooms import Rooms
+from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.protocols.rooms.moves import JoinRequest, MoveRequest, OpenRequest
 from accord.store.database import Database
@@ -30,7 +30,8 @@ from accord.trust.verify import load_trusted, verify_receipt
 def agreed_receipt(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     settings = Settings(data_dir=folder)
     db = Database(settings.database)
-    rooms = Rooms(db, settings, clock=lambda: datetime.now(UTC))
+    accord = Accord(settings, clock=lambda: datetime.now(UTC), db=db)
+    rooms = accord.rooms
     schema = {
         "price": {"type": "money", "currency": "EUR"},
         "pickup": {"type": "date"},
@@ -43,7 +44,7 @@ def agreed_receipt(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     room_id, subject_hash = opened["room"]["room_id"], opened["room"]["table"]["subject_hash"]
     for token in (joined["owner_token"], opened["owner_token"]):
         rooms.move(token, room_id, MoveRequest(type="approve", subject_hash=subject_hash))
-    receipt, jwks = rooms.receipt(opened["owner_token"], room_id), rooms.jwks()
+    receipt, jwks = rooms.receipt(opened["owner_token"], room_id), accord.keys.jwks()
     db.close()
     return receipt, jwks
 

@@ -25,6 +25,7 @@ import uvicorn
 from sqlalchemy import create_engine, text
 
 from accord.app.rooms import Rooms
+from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.http.app import create_app
 from accord.store.database import Database
@@ -89,8 +90,19 @@ def db(settings: Settings) -> Iterator[Database]:
 
 
 @pytest.fixture
-def rooms(db: Database, settings: Settings, clock: FakeClock) -> Rooms:
-    return Rooms(db, settings, clock=clock)
+def accord(db: Database, settings: Settings, clock: FakeClock) -> Accord:
+    """Every service, on the test's store and clock."""
+    return Accord(settings, clock=clock, db=db)
+
+
+@pytest.fixture
+def rooms(accord: Accord) -> Rooms:
+    return accord.rooms
+
+
+def swept(accord: Accord) -> list[str]:
+    """The ids one sweep ended, in the order it ended them."""
+    return [ended.id for ended in accord.negotiations.sweep()]
 
 
 def free_port() -> int:

@@ -3,49 +3,21 @@ records, reporting each negotiation whose stored state disagrees."""
 
 import secrets
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Final
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from sqlalchemy import Connection
 
-from accord.app.settings import Settings
 from accord.core.chain import ChainError, ChainHead, verify_chain
 from accord.core.envelope import Envelope
 from accord.core.jsonio import JSONError, parse_canonical
-from accord.protocols.arbitrated import apply as sessions
-from accord.protocols.arbitrated.state import PROTOCOL as ARBITRATED
-from accord.protocols.arbitrated.state import SessionState, timeout_at
-from accord.protocols.rooms import apply as rooms
-from accord.protocols.rooms.state import PROTOCOL as ROOMS
-from accord.protocols.rooms.state import RoomState, Seat, expires_at
+from accord.core.protocol import Table
+from accord.core.step import replay
 from accord.store import records
 from accord.store.database import Database
-
-
-@dataclass(frozen=True)
-class _Protocol:
-    """How to rebuild one protocol's projection from its records."""
-
-    state_type: type[BaseModel]
-    replay: Callable[[list[Envelope], list[tuple[str, Envelope]]], Any]
-    expires_at: Callable[[Any, Settings], str | None]
-
-
-PROTOCOLS: Final[Mapping[str, _Protocol]] = {
-    ROOMS: _Protocol(
-        RoomState,
-        lambda public, private: rooms.replay(public, [(Seat(p), e) for p, e in private]),
-        lambda state, settings: expires_at(state, settings.room_policy),
-    ),
-    ARBITRATED: _Protocol(
-        SessionState,
-        sessions.replay,
-        lambda state, settings: timeout_at(state),
-    ),
-}
 
 
 @dataclass
@@ -69,19 +41,21 @@ class Report:
         return out
 
 
-def check(db: Database, settings: Settings, *, repair: bool = False) -> Report:
+def check(db: Database, tables: Mapping[str, Table[Any]], *, repair: bool = False) -> Report:
     report = Report()
     ids = db.read(records.all_negotiation_ids)
     for negotiation_id, protocol in ids:
         report.negotiations += 1
-        problem = db.read(partial(_check_one, negotiation_id=negotiation_id, protocol=protocol))
+        table = tables.get(protocol)
+        problem = (
+            f"unknown protocol {protocol!r}"
+            if table is None
+            else db.read(partial(_check_one, negotiation_id=negotiation_id, table=table))
+        )
         if problem is None:
             continue
-        if repair and problem.startswith("projection"):
-            rebuild = partial(
-                _rebuild, negotiation_id=negotiation_id, kind=PROTOCOLS[protocol], settings=settings
-            )
-            db.write(rebuild)
+        if repair and table is not None and problem.startswith("projection"):
+            db.write(partial(_rebuild, negotiation_id=negotiation_id, table=table))
             report.repaired.append({"id": negotiation_id, "problem": problem})
         else:
             report.problems.append({"id": negotiation_id, "problem": problem})
@@ -100,7 +74,7 @@ def _envelopes(bodies: list[bytes], what: str) -> list[Envelope]:
 
 
 def _replayed(
-    conn: Connection, negotiation_id: str, protocol: _Protocol
+    conn: Connection, negotiation_id: str, table: Table[Any]
 ) -> tuple[Any, list[Envelope]]:
     public = _envelopes(records.read_log_bodies(conn, negotiation_id), "envelope")
     by_party: dict[str, list[bytes]] = defaultdict(list)
@@ -109,17 +83,14 @@ def _replayed(
     private: list[tuple[str, Envelope]] = []
     for party, bodies in sorted(by_party.items()):
         private += [(party, e) for e in _envelopes(bodies, f"private record of {party}")]
-    return protocol.replay(public, private), public
+    return replay(table, public, private), public
 
 
-def _check_one(conn: Connection, *, negotiation_id: str, protocol: str) -> str | None:
-    kind = PROTOCOLS.get(protocol)
-    if kind is None:
-        return f"unknown protocol {protocol!r}"
+def _check_one(conn: Connection, *, negotiation_id: str, table: Table[Any]) -> str | None:
     row = records.read_negotiation(conn, negotiation_id)
     assert row is not None
     try:
-        state, public = _replayed(conn, negotiation_id, kind)
+        state, public = _replayed(conn, negotiation_id, table)
     except (ChainError, JSONError, ValueError) as exc:
         return f"chain: {exc}"
     if row.seq != len(public) - 1:
@@ -127,21 +98,21 @@ def _check_one(conn: Connection, *, negotiation_id: str, protocol: str) -> str |
     if row.head_hash != verify_chain([e.to_json() for e in public]):
         return "projection: the stored chain head is not the log's"
     try:
-        stored = kind.state_type.model_validate_json(row.state or "")
+        stored = table.state_type.model_validate_json(row.state or "")
     except ValidationError:
         return "projection: the stored state cannot be read"
     if stored != state:
         differing = sorted(
-            k for k in kind.state_type.model_fields if getattr(stored, k) != getattr(state, k)
+            k for k in table.state_type.model_fields if getattr(stored, k) != getattr(state, k)
         )
         return f"projection: stored state differs from the log in {differing}"
-    if row.is_final != state.is_final:
+    if row.is_final != table.is_final(state):
         return "projection: is_final differs from the log"
     return None
 
 
-def _rebuild(conn: Connection, *, negotiation_id: str, kind: _Protocol, settings: Settings) -> None:
-    state, public = _replayed(conn, negotiation_id, kind)
+def _rebuild(conn: Connection, *, negotiation_id: str, table: Table[Any]) -> None:
+    state, public = _replayed(conn, negotiation_id, table)
     head = ChainHead(len(public), verify_chain([e.to_json() for e in public]))
     records.save_projection(
         conn,
@@ -149,7 +120,7 @@ def _rebuild(conn: Connection, *, negotiation_id: str, kind: _Protocol, settings
         head=head,
         state=state.model_dump_json(),
         version=secrets.token_hex(12),
-        is_final=state.is_final,
-        expires_at=kind.expires_at(state, settings),
+        is_final=table.is_final(state),
+        expires_at=table.expires_at(state),
         now=state.updated_at,
     )

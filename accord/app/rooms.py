@@ -1,111 +1,47 @@
 """Rooms as a service: every adapter (HTTP, CLI, agents) opens, joins, reads and moves
-through these methods. Each write is one transaction: lock, load, decide, append, project."""
+through these methods. What is the same for every table (locking, idempotency, expiry, the
+writer, signing) is the kernel's (`negotiations.py`); this keeps the room's credentials and
+views."""
 
-import asyncio
 import json
 import secrets
 from collections.abc import Callable
-from datetime import datetime
 from functools import partial
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from sqlalchemy import Connection
 
 from accord.app.access import SEAT_KINDS, Access, CredentialCache, authorize
-from accord.app.engine import Answer, Engine, Loaded, encode
-from accord.app.notifier import Notifier
+from accord.app.negotiations import Answer, Loaded, Move, Negotiations, encode, request_hash
 from accord.app.settings import Settings
 from accord.app.tokens import hash_token, new_id, new_nonce, new_token
-from accord.core.commit import commit
-from accord.core.envelope import Envelope
-from accord.core.jsonio import canonical
 from accord.core.protocol import Decision
 from accord.core.refusals import Refusal, RefusalCode, Refused, refuse
 from accord.core.times import format_time
 from accord.protocols.rooms import decide, names
-from accord.protocols.rooms.apply import apply, apply_private
 from accord.protocols.rooms.moves import (
     ConfirmRequest,
     JoinRequest,
     ListRequest,
     MoveRequest,
     OpenRequest,
-    shape_problems,
 )
-from accord.protocols.rooms.receipt import build_receipt
-from accord.protocols.rooms.state import (
-    PROTOCOL,
-    Actor,
-    RoomPolicy,
-    RoomState,
-    Seat,
-    Status,
-    expires_at,
-)
-from accord.protocols.rooms.views import confirmations, view_json
+from accord.protocols.rooms.state import Actor, RoomState, Seat
+from accord.protocols.rooms.table import Confirmation, Join, RoomsTable
+from accord.protocols.rooms.views import confirmations
 from accord.store import records
-from accord.store.database import Database
-from accord.trust.keys import Keyring, Keys, keyring_path
-from accord.trust.receipts import ReceiptBody, signed_receipt, unsigned_receipt
 
 NAME_TRIES: Final = 24
-STATE_CACHE_SIZE: Final = 4096
 
 JSONBody = dict[str, Any]
-T = TypeVar("T")
-
-
-class _RoomKind:
-    """Rooms for the engine."""
-
-    name = PROTOCOL
-    state_type = RoomState
-
-    def __init__(self, policy: RoomPolicy) -> None:
-        self._policy = policy
-
-    def not_found(self) -> Refused:
-        return refuse(RefusalCode.ROOM_NOT_FOUND, "No such room; check the room id.")
-
-    def apply(self, state: RoomState | None, envelope: Envelope) -> RoomState:
-        return apply(state, envelope)
-
-    def apply_private(self, state: RoomState, party: str, record: Envelope) -> RoomState:
-        return apply_private(state, Seat(party), record)
-
-    def is_final(self, state: RoomState) -> bool:
-        return state.is_final
-
-    def expires_at(self, state: RoomState) -> str | None:
-        return expires_at(state, self._policy)
-
-    def notice_fields(
-        self, negotiation_id: str, state: RoomState | None, decision: Decision
-    ) -> dict[str, Any]:
-        name = state.name if state else decision.public[0].payload["name"]
-        return {"room_id": negotiation_id, "name": name}
 
 
 class Rooms:
-    def __init__(
-        self,
-        db: Database,
-        settings: Settings,
-        *,
-        clock: Callable[[], datetime],
-        notifier: Notifier | None = None,
-        keys: Keys | None = None,
-    ) -> None:
-        self._db = db
+    def __init__(self, kernel: Negotiations, table: RoomsTable, settings: Settings) -> None:
+        self._kernel = kernel
+        self._table = table
         self._settings = settings
-        self._keys = keys
-        self._policy = settings.room_policy
-        self._engine: Engine[RoomState] = Engine(
-            _RoomKind(self._policy), after_append=self._sign_if_agreed
-        )
         self._credentials = CredentialCache()
-        self._clock = clock
-        self._notifier = notifier or Notifier()
 
     # -- writes --------------------------------------------------------------------------
 
@@ -116,14 +52,19 @@ class Rooms:
         invite_token = new_token("invite")
 
         def txn(conn: Connection) -> JSONBody:
-            now = self._clock()
+            now = self._kernel.clock()
             name = self._free_name(conn)
             decision = decide.open_room(
-                request, room_id=room_id, name=name, nonce=nonce, now=now, policy=self._policy
+                request,
+                room_id=room_id,
+                name=name,
+                nonce=nonce,
+                now=now,
+                policy=self._table.policy,
             )
             if isinstance(decision, Refusal):
                 raise Refused(decision)
-            loaded = self._engine.create(conn, room_id, decision, now, name=name)
+            loaded = self._kernel.create(conn, self._table, room_id, decision, now, name=name)
             ts = format_time(now)
             for token, party, kind in (
                 (seat_token, Seat.OPENER, "seat"),
@@ -144,10 +85,9 @@ class Rooms:
                 },
             }
 
-        return self._write(txn)
+        return self._kernel.write(txn)
 
     def join(self, request: JoinRequest) -> JSONBody:
-        nonce = new_nonce()
         seat_token, owner_token = new_token("seat"), new_token("owner")
         invalid = refuse(
             RefusalCode.INVITE_INVALID, "This invite was used, has expired or is unknown."
@@ -158,21 +98,19 @@ class Rooms:
             found = records.find_credentials(conn, [invite_hash]).get(invite_hash)
             if found is None or found.kind != "invite":
                 return invalid
-            loaded = self._engine.lock(conn, found.negotiation_id)
-            now = self._clock()
-            self._expire_if_due(conn, loaded, now)
-            decision = decide.join_room(loaded.state, request, nonce=nonce)
-            if isinstance(decision, Refusal):
-                return Refused(decision)
-            ts = format_time(now)
-            room_id = loaded.state.room_id
+            loaded = self._kernel.lock(conn, self._table, found.negotiation_id)
+            joiner = Actor(Seat.JOINER, is_owner=True)
+            decided = self._kernel.decide(conn, self._table, loaded, Join(request), joiner)
+            if isinstance(decided, Refused):
+                return decided
+            ts = format_time(self._kernel.clock())
+            room_id = loaded.id
             records.insert_credential(
                 conn, hash_token(seat_token), room_id, Seat.JOINER, "seat", ts
             )
             records.insert_credential(
                 conn, hash_token(owner_token), room_id, Seat.JOINER, "owner", ts
             )
-            self._engine.append(conn, loaded, decision, now)
             return {
                 "room": self._view(loaded.state, Seat.JOINER),
                 "seat_token": seat_token,
@@ -180,143 +118,85 @@ class Rooms:
                 "limits_opening": _opening(loaded.state, Seat.JOINER),
             }
 
-        return self._write(txn)
+        return self._kernel.write(txn)
 
     def move(self, token: str | None, room_id: str, request: MoveRequest) -> tuple[int, JSONBody]:
-        answer = self._write(self._move_txn(token, room_id, request))
+        answer = self._kernel.write(self._move_txn(token, room_id, request))
         return answer.status, json.loads(answer.text)
 
     async def move_async(self, token: str | None, room_id: str, request: MoveRequest) -> Answer:
         """The same move for an event loop: no thread waits while the writer works."""
-        result = await asyncio.wrap_future(self._db.submit(self._move_txn(token, room_id, request)))
-        self._notifier.notify()
-        if isinstance(result, Refused):
-            raise result
-        return result
+        return await self._kernel.write_async(self._move_txn(token, room_id, request))
 
     def _move_txn(
         self, token: str | None, room_id: str, request: MoveRequest
-    ) -> Callable[[Connection], "Answer | Refused"]:
-        request_hash = (
-            commit(request.model_dump(mode="json", exclude_none=True))
-            if request.message_id is not None
-            else ""
+    ) -> Callable[[Connection], Answer | Refused]:
+        message_id = request.message_id
+        move: Move[RoomState, Access] = Move(
+            authorize=partial(self._authorize, token=token, room_id=room_id),
+            party=lambda access: access.party,
+            actor=_actor,
+            move=request,
+            answer=self._answer,
+            message_id=message_id,
+            request_hash=(
+                request_hash(request.model_dump(mode="json", exclude_none=True))
+                if message_id is not None
+                else ""
+            ),
         )
+        return self._kernel.move(self._table, room_id, move)
 
-        def txn(conn: Connection) -> Answer | Refused:
-            access = authorize(conn, token, room_id, self._credentials)
-            loaded = self._engine.lock(conn, room_id)
-            seat = Seat(access.party)
-            if request.message_id is not None:
-                seen = records.find_remembered(conn, room_id, seat, request.message_id)
-                if seen is not None:
-                    if seen.request_hash != request_hash:
-                        return refuse(
-                            RefusalCode.MESSAGE_ID_REUSED,
-                            "This message_id was used with a different move; use a new one.",
-                        )
-                    return Answer(seen.status, seen.response)
-            if problems := shape_problems(request):
-                return refuse(
-                    RefusalCode.INVALID_REQUEST,
-                    "Fix the move: see fields for what does not belong.",
-                    fields=problems,
-                )
-            now = self._clock()
-            self._expire_if_due(conn, loaded, now)
-            actor = Actor(seat, access.is_owner)
-            decision = decide.decide_move(loaded.state, request, actor, now=now)
-            if isinstance(decision, Refusal):
-                return Refused(decision)
-            self._engine.append(conn, loaded, decision, now, message_id=request.message_id)
-            room = self._view(loaded.state, seat)
-            if decision.public:
-                move = next(e for e in loaded.public if e.type.startswith("move."))
-                status, body = 200, {"room": room, "move": move.to_json()}
-            else:
-                pending = confirmations(loaded.state, seat)[0]
-                status, body = 202, {"room": room, "confirmation": pending.model_dump(mode="json")}
-            answer = Answer(status, encode(body))
-            if request.message_id is not None:
-                records.remember(
-                    conn,
-                    room_id,
-                    seat,
-                    request.message_id,
-                    request_hash=request_hash,
-                    status=status,
-                    response=answer.text,
-                )
-            return answer
-
-        return txn
+    def _answer(self, loaded: Loaded[RoomState], decision: Decision, access: Access) -> Answer:
+        seat = Seat(access.party)
+        room = self._view(loaded.state, seat)
+        if decision.public:
+            played = next(e for e in loaded.public if e.type.startswith("move."))
+            return Answer(200, encode({"room": room, "move": played.to_json()}))
+        pending = confirmations(loaded.state, seat)[0]
+        return Answer(202, encode({"room": room, "confirmation": pending.model_dump(mode="json")}))
 
     def confirm(
         self, token: str | None, room_id: str, confirmation_id: str, request: ConfirmRequest
     ) -> JSONBody:
         def txn(conn: Connection) -> JSONBody | Refused:
-            access = authorize(conn, token, room_id, self._credentials)
-            loaded = self._engine.lock(conn, room_id)
-            now = self._clock()
-            self._expire_if_due(conn, loaded, now)
-            actor = Actor(Seat(access.party), access.is_owner)
-            decision = decide.confirm(
-                loaded.state, actor, confirmation_id, request.decision, now=now
-            )
-            if isinstance(decision, Refusal):
-                return Refused(decision)
-            self._engine.append(conn, loaded, decision, now)
-            return {"room": self._view(loaded.state, actor.seat)}
+            access = self._authorize(conn, token=token, room_id=room_id)
+            loaded = self._kernel.lock(conn, self._table, room_id)
+            answer = Confirmation(confirmation_id, request.decision)
+            decided = self._kernel.decide(conn, self._table, loaded, answer, _actor(access))
+            if isinstance(decided, Refused):
+                return decided
+            return {"room": self._view(loaded.state, Seat(access.party))}
 
-        return self._write(txn)
-
-    def sweep(self) -> list[str]:
-        """Record every expiry that is due; safe to run from several processes at once."""
-        now = self._clock()
-        due = self._db.read(lambda conn: records.due_negotiations(conn, PROTOCOL, format_time(now)))
-        expired = []
-        for room_id in due:
-
-            def txn(conn: Connection, room_id: str = room_id) -> bool:
-                loaded = self._engine.lock(conn, room_id)
-                return self._expire_if_due(conn, loaded, self._clock())
-
-            if self._db.write(txn):
-                expired.append(room_id)
-        if expired:
-            self._notifier.notify()
-        return expired
+        return self._kernel.write(txn)
 
     # -- reads ---------------------------------------------------------------------------
 
     def show(self, token: str | None, room_id: str) -> JSONBody:
-        access, state = self._read_current(token, room_id)
+        access, state = self._current(token, room_id)
         return self._view(state, Seat(access.party))
 
     def pending(self, token: str | None, room_id: str) -> JSONBody:
-        access, state = self._read_current(token, room_id)
+        access, state = self._current(token, room_id)
         if not access.is_owner:
             raise refuse(RefusalCode.FORBIDDEN, "Only the seat's owner sees its confirmations.")
         items = confirmations(state, Seat(access.party))
         return {"confirmations": [c.model_dump(mode="json") for c in items]}
 
     def log(self, token: str | None, room_id: str) -> JSONBody:
-        self.authorize(token, room_id)
-        self._expire_on_access(room_id)
-        bodies = self._db.read(lambda conn: records.read_log_bodies(conn, room_id))
-        return {"envelopes": [json.loads(body) for body in bodies]}
+        self._current(token, room_id)
+        return {"envelopes": self._kernel.log(room_id)}
 
     def list_rooms(self, request: ListRequest) -> JSONBody:
         hashes = [hash_token(t) for t in request.tokens]
-        found = self._db.read(lambda conn: records.find_credentials(conn, hashes))
+        found = self._kernel.read(lambda conn: records.find_credentials(conn, hashes))
         seats: dict[str, set[str]] = {}
         for credential in found.values():
-            if credential.kind in ("seat", "owner"):
+            if credential.kind in SEAT_KINDS:
                 seats.setdefault(credential.negotiation_id, set()).add(credential.party)
         rooms = []
         for room_id in sorted(seats):
-            self._expire_on_access(room_id)
-            state = self._db.read(partial(self._engine.load, negotiation_id=room_id))
+            _, state = self._kernel.current(self._table, room_id, lambda conn: None)
             if state.is_final and not request.include_closed:
                 continue
             for party in sorted(seats[room_id]):
@@ -333,21 +213,11 @@ class Rooms:
         return {"rooms": rooms}
 
     def receipt(self, token: str | None, room_id: str) -> JSONBody:
-        """The stored signed receipt of an agreement, or the unsigned one of a close or an
-        expiry, made from the log; `room_open` while the room goes on."""
-        _, state = self._read_current(token, room_id)
+        """The receipt of a final room; `room_open` while the room goes on."""
+        _, state = self._current(token, room_id)
         if not state.is_final:
             raise refuse(RefusalCode.ROOM_OPEN, "The room is not final yet; it has no receipt.")
-        if state.status is Status.AGREED:
-            stored = self._db.read(lambda conn: records.read_receipt(conn, room_id))
-            assert stored is not None, "an agreed room's receipt is stored when it is agreed"
-            body: JSONBody = json.loads(stored)
-            return body
-        log = self._db.read(lambda conn: records.read_log(conn, room_id))
-        return unsigned_receipt(self._receipt_body(log).members)
-
-    def jwks(self) -> JSONBody:
-        return dict(self._current_keys().jwks())
+        return self._kernel.receipt(self._table, room_id, state)
 
     def authorize_known(self, token: str | None, room_id: str) -> Access | None:
         """The access of a credential this process has seen, without touching the store;
@@ -360,11 +230,11 @@ class Rooms:
         return Access(found.negotiation_id, found.party, found.kind)
 
     def authorize(self, token: str | None, room_id: str) -> Access:
-        return self._db.read(lambda conn: authorize(conn, token, room_id, self._credentials))
+        return self._kernel.read(partial(self._authorize, token=token, room_id=room_id))
 
     def events(self, access: Access, after: int) -> list[records.EventRow]:
-        self._expire_on_access(access.negotiation_id)
-        return self._db.read(
+        self._current_state(access.negotiation_id)
+        return self._kernel.read(
             lambda conn: records.read_events(
                 conn,
                 access.negotiation_id,
@@ -374,77 +244,18 @@ class Rooms:
             )
         )
 
-    @property
-    def notifier(self) -> Notifier:
-        return self._notifier
+    # -- the room's own ------------------------------------------------------------------
 
-    # -- the machinery -------------------------------------------------------------------
+    def _authorize(self, conn: Connection, *, token: str | None, room_id: str) -> Access:
+        return authorize(conn, token, room_id, self._credentials)
 
-    def _write(self, txn: Callable[[Connection], T | Refused]) -> T:
-        """Run a write; a refusal returned (not raised) keeps what the transaction recorded
-        before it, such as a due expiry."""
-        result = self._db.write(txn)
-        self._notifier.notify()
-        if isinstance(result, Refused):
-            raise result
-        return result
-
-    def _read_current(self, token: str | None, room_id: str) -> tuple[Access, RoomState]:
-        def read(conn: Connection) -> tuple[Access, RoomState]:
-            return authorize(conn, token, room_id, self._credentials), self._engine.load(
-                conn, room_id
-            )
-
-        access, state = self._db.read(read)
-        if decide.expire(state, now=self._clock(), policy=self._policy) is not None:
-            self._expire_on_access(room_id)
-            access, state = self._db.read(read)
-        return access, state
-
-    def _expire_on_access(self, room_id: str) -> None:
-        state = self._db.read(lambda conn: self._engine.load(conn, room_id))
-        if decide.expire(state, now=self._clock(), policy=self._policy) is None:
-            return
-
-        def txn(conn: Connection) -> bool:
-            return self._expire_if_due(conn, self._engine.lock(conn, room_id), self._clock())
-
-        if self._db.write(txn):
-            self._notifier.notify()
-
-    def _expire_if_due(self, conn: Connection, loaded: Loaded[RoomState], now: datetime) -> bool:
-        decision = decide.expire(loaded.state, now=now, policy=self._policy)
-        if decision is None:
-            return False
-        self._engine.append(conn, loaded, decision, now)
-        return True
-
-    def _current_keys(self) -> Keyring:
-        if self._keys is None:
-            path = keyring_path(self._settings.key_file, self._settings.data_dir)
-            self._keys = Keys(path, now=self._clock())
-        return self._keys.current()
-
-    def _receipt_body(self, log: list[Envelope]) -> ReceiptBody:
-        return build_receipt(
-            log, arbiter_id=self._settings.arbiter, retention_days=self._settings.retention_days
+    def _current(self, token: str | None, room_id: str) -> tuple[Access, RoomState]:
+        return self._kernel.current(
+            self._table, room_id, partial(self._authorize, token=token, room_id=room_id)
         )
 
-    def _sign_if_agreed(
-        self, conn: Connection, loaded: Loaded[RoomState], before: RoomState | None, ts: str
-    ) -> None:
-        """receipts.md: a signed receipt is signed once, when the agreement is made, and
-        stored, so that a later key rotation never changes it. Rooms sign with the live key."""
-        if loaded.state.status is not Status.AGREED or (
-            before is not None and before.status is Status.AGREED
-        ):
-            return
-        room_id = loaded.id
-        body = self._receipt_body(records.read_log(conn, room_id))
-        assert body.signed_payload is not None
-        key = self._current_keys().active("live")
-        receipt = signed_receipt(body.members, body.signed_payload, key)
-        records.insert_receipt(conn, room_id, canonical(receipt), ts)
+    def _current_state(self, room_id: str) -> RoomState:
+        return self._kernel.current(self._table, room_id, lambda conn: None)[1]
 
     def _free_name(self, conn: Connection) -> str:
         rng = secrets.SystemRandom()
@@ -457,7 +268,11 @@ class Rooms:
         return names.room_name(0, 0, rng.randrange(10_000, 10**9))
 
     def _view(self, state: RoomState, seat: Seat) -> JSONBody:
-        return view_json(state, seat, policy=self._policy, base_url=self._settings.base_url)
+        return self._table.view(state, seat)
+
+
+def _actor(access: Access) -> Actor:
+    return Actor(Seat(access.party), access.is_owner)
 
 
 def _opening(state: RoomState, seat: Seat) -> JSONBody:

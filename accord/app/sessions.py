@@ -2,123 +2,56 @@
 publishable or secret key, moves with its session token; the arbiter and the hosted merchant
 answer in the same transaction. The merchant's secret key reads its own sessions."""
 
-import asyncio
-import base64
 import json
 import secrets
 from collections.abc import Callable
-from datetime import datetime
-from typing import Any, Final, TypeVar
+from functools import partial
+from typing import Any, Final
 
 from sqlalchemy import Connection
 
 from accord.app.access import CredentialCache
-from accord.app.engine import Answer, Engine, Loaded, encode
 from accord.app.merchants import SECRET_KEY, MerchantAccess, Merchants
-from accord.app.notifier import Notifier
+from accord.app.negotiations import Answer, Loaded, Move, Negotiations, encode, request_hash
 from accord.app.settings import Settings
 from accord.app.tokens import hash_token, new_id, new_nonce
-from accord.core.commit import commit
 from accord.core.envelope import Envelope
-from accord.core.jsonio import canonical
-from accord.core.protocol import Decision
 from accord.core.refusals import Refusal, RefusalCode, Refused, refuse
 from accord.core.times import format_time
 from accord.protocols.arbitrated import decide
-from accord.protocols.arbitrated.apply import apply, apply_private
-from accord.protocols.arbitrated.moves import (
-    AcceptMove,
-    OfferMove,
-    OpenSessionRequest,
-    RejectMove,
-    RevealMove,
-)
-from accord.protocols.arbitrated.receipt import build_receipt, invariants, reveals_of
-from accord.protocols.arbitrated.state import (
-    BUYER,
-    PROTOCOL,
-    Phase,
-    SessionState,
-    timeout_at,
+from accord.protocols.arbitrated.moves import OpenSessionRequest, RevealMove
+from accord.protocols.arbitrated.receipt import reveals_of
+from accord.protocols.arbitrated.state import BUYER, Phase, SessionState
+from accord.protocols.arbitrated.table import (
+    ArbitratedTable,
+    BuyerMove,
+    MerchantReveal,
+    PublishHandoff,
 )
 from accord.protocols.arbitrated.views import session_summary, session_view
 from accord.store import records
 from accord.store import sessions as rows
-from accord.store.database import Database
 from accord.store.records import Credential
-from accord.trust.keys import Keyring, Keys, keyring_path
-from accord.trust.receipts import signed_receipt, unsigned_receipt
 
 JSONBody = dict[str, Any]
-BuyerMove = OfferMove | AcceptMove | RejectMove | RevealMove
-T = TypeVar("T")
 HANDOFF_RETRY_SECONDS: Final = 5
 OPENERS: Final = frozenset({"publishable", "secret"})
-
-
-SERVER_KEPT: Final = (
-    "I1_bounded_rounds",
-    "I2_same_public_information",
-    "I4_monotonic_concession",
-    "I5_verdict_for_every_offer",
-    "I7_hash_chain",
-)
-
-
-class InvariantBroken(AssertionError):
-    """A move would break one of I1 to I7: a fault of the server's, never recorded."""
-
-
-class _SessionKind:
-    name = PROTOCOL
-    state_type = SessionState
-
-    def not_found(self) -> Refused:
-        return refuse(RefusalCode.SESSION_NOT_FOUND, "No such session for this key.")
-
-    def apply(self, state: SessionState | None, envelope: Envelope) -> SessionState:
-        return apply(state, envelope)
-
-    def apply_private(self, state: SessionState, party: str, record: Envelope) -> SessionState:
-        return apply_private(state, party, record)
-
-    def is_final(self, state: SessionState) -> bool:
-        return state.is_final
-
-    def expires_at(self, state: SessionState) -> str | None:
-        return timeout_at(state)
-
-    def notice_fields(
-        self, negotiation_id: str, state: SessionState | None, decision: Decision
-    ) -> dict[str, Any]:
-        return {"session_id": negotiation_id}
-
-
-def discount_code() -> str:
-    """At least 80 random bits, grouped for people: ACC-7F3K-9QXM-2WPD-H4TA."""
-    letters = base64.b32encode(secrets.token_bytes(10)).decode()
-    return "ACC-" + "-".join(letters[i : i + 4] for i in range(0, 16, 4))
 
 
 class Sessions:
     def __init__(
         self,
-        db: Database,
+        kernel: Negotiations,
+        table: ArbitratedTable,
         settings: Settings,
         *,
-        clock: Callable[[], datetime],
         merchants: Merchants,
-        keys: Keys | None = None,
-        notifier: Notifier | None = None,
     ) -> None:
-        self._db = db
+        self._kernel = kernel
+        self._table = table
         self._settings = settings
-        self._clock = clock
         self._merchants = merchants
-        self._keys = keys
-        self._notifier = notifier or Notifier()
         self._credentials = CredentialCache()
-        self._engine: Engine[SessionState] = Engine(_SessionKind(), after_append=self._on_append)
 
     # -- opening and moving ----------------------------------------------------------------
 
@@ -133,7 +66,7 @@ class Sessions:
         stored = policy.model_dump(mode="json")
 
         def txn(conn: Connection) -> JSONBody:
-            now = self._clock()
+            now = self._kernel.clock()
             decision = decide.open_session(
                 request,
                 stored,
@@ -145,7 +78,7 @@ class Sessions:
             )
             if isinstance(decision, Refusal):
                 raise Refused(decision)
-            loaded = self._engine.create(conn, session_id, decision, now)
+            loaded = self._kernel.create(conn, self._table, session_id, decision, now)
             ts = format_time(now)
             rows.insert_session(
                 conn, session_id, tenant_id=access.tenant_id, mode=access.mode, sku=request.sku,
@@ -157,18 +90,13 @@ class Sessions:
             view = self._view(loaded.state, events=loaded.public)
             return view | {"session_token": session_token}
 
-        return self._write(txn)
+        return self._kernel.write(txn)
 
     async def move_async(self, token: str | None, session_id: str, move: BuyerMove) -> Answer:
-        future = self._db.submit(self._move_txn(token, session_id, move))
-        result = await asyncio.wrap_future(future)
-        self._notifier.notify()
-        if isinstance(result, Refused):
-            raise result
-        return result
+        return await self._kernel.write_async(self._move_txn(token, session_id, move))
 
     def move(self, token: str | None, session_id: str, move: BuyerMove) -> JSONBody:
-        answer: Answer = self._write(self._move_txn(token, session_id, move))
+        answer = self._kernel.write(self._move_txn(token, session_id, move))
         body: JSONBody = json.loads(answer.text)
         return body
 
@@ -176,76 +104,44 @@ class Sessions:
         self, token: str | None, session_id: str, move: BuyerMove
     ) -> Callable[[Connection], Answer | Refused]:
         message_id = None if isinstance(move, RevealMove) else move.message_id
-        request_hash = commit(move.model_dump(mode="json", exclude_none=True)) if message_id else ""
-
-        def txn(conn: Connection) -> Answer | Refused:
-            self._buyer(conn, token, session_id)
-            loaded = self._engine.lock(conn, session_id)
-            if message_id is not None:
-                seen = records.find_remembered(conn, session_id, BUYER, message_id)
-                if seen is not None:
-                    if seen.request_hash != request_hash:
-                        return refuse(
-                            RefusalCode.MESSAGE_ID_REUSED,
-                            "This message_id was used with a different move; use a new one.",
-                        )
-                    return Answer(
-                        seen.status, encode(json.loads(seen.response) | {"duplicate": True})
-                    )
-            now = self._clock()
-            self._close_if_timed_out(conn, loaded, now)
-            decision = decide.decide_move(loaded.state, move, now=now, handoff_code=discount_code())
-            if isinstance(decision, Refusal):
-                return Refused(decision)
-            self._engine.append(conn, loaded, decision, now, message_id=message_id)
-            answer = Answer(200, encode(self._view(loaded.state, events=loaded.public)))
-            if message_id is not None:
-                records.remember(
-                    conn,
-                    session_id,
-                    BUYER,
-                    message_id,
-                    request_hash=request_hash,
-                    status=answer.status,
-                    response=answer.text,
-                )
-            return answer
-
-        return txn
+        step: Move[SessionState, None] = Move(
+            authorize=partial(self._buyer, token=token, session_id=session_id),
+            party=lambda _: BUYER,
+            actor=lambda _: BUYER,
+            move=move,
+            answer=lambda loaded, decision, _: Answer(
+                200, encode(self._view(loaded.state, events=loaded.public))
+            ),
+            message_id=message_id,
+            request_hash=(
+                request_hash(move.model_dump(mode="json", exclude_none=True)) if message_id else ""
+            ),
+            repeat=lambda seen: Answer(
+                seen.status, encode(json.loads(seen.response) | {"duplicate": True})
+            ),
+        )
+        return self._kernel.move(self._table, session_id, step)
 
     # -- reading -------------------------------------------------------------------------
 
     def show(self, token: str | None, session_id: str) -> JSONBody:
         state = self._read_current(token, session_id)
-        log = self._db.read(lambda conn: records.read_log(conn, session_id))
+        log = self._kernel.read(lambda conn: records.read_log(conn, session_id))
         return self._view(state, log=log)
 
     def log(self, token: str | None, session_id: str) -> JSONBody:
         self._read_current(token, session_id)
-        bodies = self._db.read(lambda conn: records.read_log_bodies(conn, session_id))
-        return {"envelopes": [json.loads(body) for body in bodies]}
+        return {"envelopes": self._kernel.log(session_id)}
 
     def receipt(self, token: str | None, session_id: str) -> JSONBody:
         state = self._read_current(token, session_id)
         if not state.is_final:
             raise refuse(RefusalCode.SESSION_OPEN, "The session has not ended; no receipt yet.")
-        reveals = reveals_of(state)
-        if state.phase is Phase.AGREED:
-            stored = self._db.read(lambda conn: records.read_receipt(conn, session_id))
-            assert stored is not None, "an agreed session's receipt is stored when agreed"
-            body: JSONBody = json.loads(stored)
-            # Reveals come after the signature; I3 (a reveal must open its commitment) is
-            # judged on them, outside the signed payload.
-            held = all(r["matches"] for r in reveals)
-            invariants = body["invariants"] | {"I3_commitments_unchanged": held}
-            return body | {"reveals": reveals, "invariants": invariants}
-        log = self._db.read(lambda conn: records.read_log(conn, session_id))
-        members = self._receipt_members(state, log)
-        return unsigned_receipt(members)
+        return self._kernel.receipt(self._table, session_id, state)
 
     def list_sessions(self, token: str | None, limit: int) -> JSONBody:
         access = self.opener(token, allow=SECRET_KEY)
-        states = self._db.read(
+        states = self._kernel.read(
             lambda conn: rows.recent_states(conn, access.tenant_id, access.mode, limit)
         )
         return {"sessions": [session_summary(SessionState.model_validate_json(s)) for s in states]}
@@ -265,59 +161,30 @@ class Sessions:
         return dict(state.handoff)
 
     def publish_handoff(self, token: str | None, session_id: str, body: JSONBody) -> JSONBody:
-        def txn(conn: Connection) -> JSONBody | Refused:
-            self._merchant(conn, token, session_id)
-            loaded = self._engine.lock(conn, session_id)
-            decision = decide.publish_handoff(loaded.state, body)
-            if isinstance(decision, Refusal):
-                return Refused(decision)
-            self._engine.append(conn, loaded, decision, self._clock())
-            return dict(body)
-
-        return self._write(txn)
+        self._merchant_action(token, session_id, PublishHandoff(body))
+        return dict(body)
 
     def merchant_reveal(self, token: str | None, session_id: str) -> JSONBody:
-        def txn(conn: Connection) -> JSONBody | Refused:
+        loaded = self._merchant_action(token, session_id, MerchantReveal())
+        return {"reveals": reveals_of(loaded.state)}
+
+    def _merchant_action(
+        self, token: str | None, session_id: str, action: PublishHandoff | MerchantReveal
+    ) -> Loaded[SessionState]:
+        def txn(conn: Connection) -> Loaded[SessionState] | Refused:
             self._merchant(conn, token, session_id)
-            loaded = self._engine.lock(conn, session_id)
-            decision = decide.merchant_reveal(loaded.state)
-            if isinstance(decision, Refusal):
-                return Refused(decision)
-            self._engine.append(conn, loaded, decision, self._clock())
-            return {"reveals": reveals_of(loaded.state)}
+            loaded = self._kernel.lock(conn, self._table, session_id)
+            decided = self._kernel.decide(conn, self._table, loaded, action, "merchant")
+            return decided if isinstance(decided, Refused) else loaded
 
-        return self._write(txn)
-
-    def sweep(self) -> list[str]:
-        """Close every session whose buyer was silent past its round timeout."""
-        now = self._clock()
-        due = self._db.read(lambda conn: records.due_negotiations(conn, PROTOCOL, format_time(now)))
-        closed = []
-        for session_id in due:
-
-            def txn(conn: Connection, session_id: str = session_id) -> bool:
-                return self._close_if_timed_out(conn, self._engine.lock(conn, session_id), now)
-
-            if self._db.write(txn):
-                closed.append(session_id)
-        return closed
-
-    def jwks(self) -> JSONBody:
-        return dict(self._current_keys().jwks())
+        return self._kernel.write(txn)
 
     def check_access(self, token: str | None, session_id: str, *, buyer_only: bool) -> None:
         """The credential, before the body is read: the session's token, or (to read) the
         secret key of the session's tenant and mode."""
-        self._db.read(lambda conn: self._reader(conn, token, session_id, buyer_only))
+        self._kernel.read(lambda conn: self._reader(conn, token, session_id, buyer_only))
 
-    # -- the machinery -------------------------------------------------------------------
-
-    def _write(self, txn: Callable[[Connection], T | Refused]) -> T:
-        result = self._db.write(txn)
-        self._notifier.notify()
-        if isinstance(result, Refused):
-            raise result
-        return result
+    # -- who asks ------------------------------------------------------------------------
 
     def _identify(self, conn: Connection, token: str | None) -> Credential | MerchantAccess:
         """A session token or a merchant key; `unauthenticated` only when it is neither, so
@@ -350,7 +217,7 @@ class Sessions:
             )  # fmt: skip
         row = rows.find_session(conn, session_id)
         if row is None or (row.tenant_id, row.mode) != (who.tenant_id, who.mode):
-            raise refuse(RefusalCode.SESSION_NOT_FOUND, "No such session for this key.")
+            raise Refused(self._table.not_found)
         return who
 
     def _reader(
@@ -375,84 +242,16 @@ class Sessions:
                 )
             return who
 
-        return self._db.read(read)
+        return self._kernel.read(read)
 
     def check_merchant(self, token: str | None, session_id: str) -> None:
-        self._db.read(lambda conn: self._merchant(conn, token, session_id))
+        self._kernel.read(lambda conn: self._merchant(conn, token, session_id))
 
     def _read_current(
         self, token: str | None, session_id: str, *, buyer_only: bool = False
     ) -> SessionState:
-        def read(conn: Connection) -> SessionState:
-            self._reader(conn, token, session_id, buyer_only)
-            return self._engine.load(conn, session_id)
-
-        state = self._db.read(read)
-        if decide.expire(state, now=self._clock()) is not None:
-
-            def txn(conn: Connection) -> SessionState:
-                loaded = self._engine.lock(conn, session_id)
-                self._close_if_timed_out(conn, loaded, self._clock())
-                return loaded.state
-
-            state = self._db.write(txn)
-            self._notifier.notify()
-        return state
-
-    def _close_if_timed_out(
-        self, conn: Connection, loaded: Loaded[SessionState], now: datetime
-    ) -> bool:
-        decision = decide.expire(loaded.state, now=now)
-        if decision is None:
-            return False
-        self._engine.append(conn, loaded, decision, now)
-        return True
-
-    def _on_append(
-        self,
-        conn: Connection,
-        loaded: Loaded[SessionState],
-        before: SessionState | None,
-        ts: str,
-    ) -> None:
-        """The invariants the server keeps are checked on every move: a move that would break
-        one is not recorded (the transaction rolls back). I3 is the revealing party's to keep
-        and I6 is kept right here, so a mismatched reveal is recorded and reported instead.
-        An agreement is signed at once, with the key of the session's mode, and stored."""
-        state = loaded.state
-        log = records.read_log(conn, loaded.id)
-        kept = invariants(state, log)
-        broken = sorted(n for n in SERVER_KEPT if not kept[n])
-        if broken:
-            raise InvariantBroken(f"session {loaded.id} would break {broken}")
-        if state.phase is not Phase.AGREED or (before is not None and before.is_final):
-            return
-        body = build_receipt(
-            state,
-            log,
-            arbiter_id=self._settings.arbiter,
-            retention_days=self._settings.retention_days,
-        )
-        assert body.signed_payload is not None
-        members = body.members
-        key = self._current_keys().active("test" if state.mode == "test" else "live")
-        members["invariants"]["I6_signed_artifact"] = True
-        receipt = signed_receipt(members, body.signed_payload, key)
-        records.insert_receipt(conn, loaded.id, canonical(receipt), ts)
-
-    def _receipt_members(self, state: SessionState, log: list[Envelope]) -> JSONBody:
-        return build_receipt(
-            state,
-            log,
-            arbiter_id=self._settings.arbiter,
-            retention_days=self._settings.retention_days,
-        ).members
-
-    def _current_keys(self) -> Keyring:
-        if self._keys is None:
-            path = keyring_path(self._settings.key_file, self._settings.data_dir)
-            self._keys = Keys(path, now=self._clock())
-        return self._keys.current()
+        authorize = partial(self._reader, token=token, session_id=session_id, buyer_only=buyer_only)
+        return self._kernel.current(self._table, session_id, authorize)[1]
 
     def _view(
         self,

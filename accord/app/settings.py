@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
 
+from accord.protocols.registry import TableSettings
 from accord.protocols.rooms.state import RoomPolicy
 from accord.store.engine import sqlite_url
 
@@ -45,6 +46,14 @@ class Settings:
     @property
     def room_policy(self) -> RoomPolicy:
         return RoomPolicy(invite_ttl_seconds=self.invite_ttl, idle_ttl_seconds=self.idle_ttl)
+
+    @property
+    def table_settings(self) -> TableSettings:
+        return TableSettings(
+            base_url=self.base_url,
+            invite_ttl_seconds=self.invite_ttl,
+            idle_ttl_seconds=self.idle_ttl,
+        )
 
     def to_env(self) -> dict[str, str]:
         """The settings as ACCORD_* variables, for worker processes started by `serve`."""

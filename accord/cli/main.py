@@ -2,7 +2,6 @@
 
 import logging
 import os
-from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
@@ -10,9 +9,7 @@ import uvicorn
 
 from accord import __version__
 from accord.app.check import check as run_check
-from accord.app.merchants import Merchants
-from accord.app.rooms import Rooms
-from accord.app.sessions import Sessions
+from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.cli import keys, merchants, rooms, sessions
 from accord.cli.options import Json, with_settings
@@ -33,10 +30,6 @@ app.add_typer(keys.app, name="keys")
 app.add_typer(merchants.app, name="merchants")
 app.add_typer(sessions.app, name="sessions")
 app.command()(verify)
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 @app.command()
@@ -78,22 +71,25 @@ def _describe(settings: Settings) -> str:
 @with_settings
 def sweep(settings: Settings, as_json: Json = False) -> None:
     """One sweep now: record every expiry that is due, close every timed-out session."""
-    db = Database(settings.database)
+    accord = Accord(settings)
     try:
-        expired = Rooms(db, settings, clock=_now).sweep()
-        merchants = Merchants(db, settings, clock=_now)
-        closed = Sessions(db, settings, clock=_now, merchants=merchants).sweep()
+        ended = accord.negotiations.sweep()
     finally:
-        db.close()
+        accord.close()
+    expired = [e for e in ended if e.envelope.type.endswith(".expired")]
+    closed = [e for e in ended if e not in expired]
     result = {
-        "expired": [{"protocol": "rooms", "id": i} for i in expired],
-        "closed": [{"protocol": "arbitrated", "id": i, "reason": "timeout"} for i in closed],
+        "expired": [{"protocol": e.protocol, "id": e.id} for e in expired],
+        "closed": [
+            {"protocol": e.protocol, "id": e.id, "reason": e.envelope.payload.get("reason")}
+            for e in closed
+        ],
     }
     if as_json:
         print_json(result)
         return
-    out.print(f"expired {len(expired)} room(s)" + "".join(f"\n  {i}" for i in expired))
-    out.print(f"closed {len(closed)} session(s)" + "".join(f"\n  {i}" for i in closed))
+    out.print(f"expired {len(expired)} room(s)" + "".join(f"\n  {e.id}" for e in expired))
+    out.print(f"closed {len(closed)} session(s)" + "".join(f"\n  {e.id}" for e in closed))
 
 
 @app.command()
@@ -107,11 +103,11 @@ def check(
 ) -> None:
     """Verify every chain and rebuild every projection from the logs; exit 1 on a problem
     (with --repair, a projection rewritten from its log no longer counts as one)."""
-    db = Database(settings.database)
+    accord = Accord(settings)
     try:
-        report = run_check(db, settings, repair=repair)
+        report = run_check(accord.db, accord.tables, repair=repair)
     finally:
-        db.close()
+        accord.close()
     if as_json:
         print_json(report.to_json())
     else:

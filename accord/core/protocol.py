@@ -1,4 +1,4 @@
-"""The protocol interface: what a negotiation table implements, pure, with time and randomness
+"""The protocol interface: what a negotiation table implements, pure, with time and entropy
 passed in. The kernel (`accord/core/step.py` in memory, `accord/app/negotiations.py` on the
 store) numbers, links, stores, signs and delivers what a table decided; a table holds the rules.
 
@@ -11,11 +11,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar
 
+from pydantic import BaseModel
+
 from accord.core.envelope import Draft, Envelope
 from accord.core.refusals import Refusal
 
-S = TypeVar("S")
+S = TypeVar("S", bound=BaseModel)
 R = TypeVar("R")
+A = TypeVar("A")
 Mode = Literal["test", "live"]
 
 
@@ -41,12 +44,13 @@ class Notice:
 class Decision:
     """What to append. With `refusal`, the kernel appends the rest and then refuses: a move
     that finds an expiry due records the expiry and is refused, so the check order stays in
-    the protocol."""
+    the protocol. The client's `message_id` names public draft `message_at`."""
 
     public: Sequence[Draft] = ()
     private: Sequence[PrivateDraft] = ()
     notices: Sequence[Notice] = ()
     refusal: Refusal | None = None
+    message_at: int = 0
 
     @property
     def is_empty(self) -> bool:
@@ -56,7 +60,7 @@ class Decision:
 @dataclass(frozen=True)
 class Context:
     """What a decision may depend on besides the state and the move: the time, and fresh
-    random bytes for nonces and codes (the kernel draws them; a protocol never does)."""
+    bytes of entropy for nonces and codes (the kernel draws them; a protocol never does)."""
 
     now: datetime
     entropy: bytes = b""
@@ -127,7 +131,7 @@ class Table(Protocol[S]):
         ...
 
 
-def fold(apply: Callable[[S, R], S], initial: S, records: Iterable[R]) -> S:
+def fold(apply: Callable[[A, R], A], initial: A, records: Iterable[R]) -> A:
     """The one fold: the application layer, projections and tests all rebuild state with it."""
     state = initial
     for record in records:

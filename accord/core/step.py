@@ -3,10 +3,12 @@ and fold them into the state. The store's ledger and the in-memory `Log` both ru
 server and a simulation can never drift apart."""
 
 import itertools
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
 
 from accord.core.chain import ChainHead, link
 from accord.core.commit import commit_bytes
@@ -16,7 +18,7 @@ from accord.core.protocol import Context, Decision, Notice, Table
 from accord.core.refusals import Refusal
 from accord.core.times import format_time
 
-S = TypeVar("S")
+S = TypeVar("S", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -47,12 +49,15 @@ def step(
     private_head: Callable[[str], ChainHead],
     message_id: str | None = None,
 ) -> Stepped[S]:
-    """`message_id` names the first public envelope (the client's move); the rest get
+    """`message_id` names the client's public envelope (`decision.message_at`); the rest get
     `new_id()`. `private_head(party)` is where that party's private log ends."""
     public: list[Linked] = []
     for index, draft in enumerate(decision.public):
         envelope = link(
-            head, draft, ts=ts, message_id=message_id if index == 0 and message_id else new_id()
+            head,
+            draft,
+            ts=ts,
+            message_id=message_id if index == decision.message_at and message_id else new_id(),
         )
         body = canonical(envelope.to_json())
         head = ChainHead(envelope.seq + 1, commit_bytes(body))
@@ -69,6 +74,51 @@ def step(
         private.append((item.party, Linked(record, body)))
         state = table.apply_private(state, item.party, record)
     return Stepped(state, head, tuple(public), tuple(private), heads)
+
+
+def replay(
+    table: Table[S], public: Iterable[Envelope], private: Iterable[tuple[str, Envelope]]
+) -> S:
+    """The state a negotiation's records fold to: its public log, then each party's private
+    records (a table keeps the two in separate members, so their interleaving is moot)."""
+    state: S | None = None
+    for envelope in public:
+        state = table.apply(state, envelope)
+    if state is None:
+        raise ValueError(f"a {table.name} log cannot be empty")
+    for party, record in private:
+        state = table.apply_private(state, party, record)
+    return state
+
+
+def after_expiry(
+    table: Table[S],
+    state: S,
+    due: Decision,
+    context: Context,
+    decide: Callable[[S], Decision | Refusal],
+) -> Decision:
+    """A move that finds an expiry due: the expiry is appended, and the move is decided on the
+    state the expiry leads to, as if the expiry had been recorded first (refused, mostly)."""
+    after = step(
+        table,
+        state,
+        ChainHead(),
+        due,
+        ts=format_time(context.now),
+        new_id=lambda: "msg_due",
+        private_head=lambda _: ChainHead(),
+    ).state
+    decided = decide(after)
+    if isinstance(decided, Refusal):
+        return replace(due, refusal=decided)
+    return Decision(
+        public=[*due.public, *decided.public],
+        private=[*due.private, *decided.private],
+        notices=[*due.notices, *decided.notices],
+        refusal=decided.refusal,
+        message_at=len(due.public) + decided.message_at,
+    )
 
 
 @dataclass

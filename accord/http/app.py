@@ -5,43 +5,34 @@ import os
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from fastapi import FastAPI, Request
 
 from accord import __version__
-from accord.app.merchants import Merchants
-from accord.app.rooms import Rooms
-from accord.app.sessions import Sessions
+from accord.app.root import Accord, utc_now
 from accord.app.settings import Settings
 from accord.http import errors, merchants, rooms, sessions, ucp
 from accord.http.auth import RateLimiter
-from accord.store.database import Database
 from accord.trust.keys import Keys, keyring_path
 
 log = logging.getLogger("accord.sweeper")
 
 
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        db = Database(settings.database)
         keys = Keys(keyring_path(settings.key_file, settings.data_dir), now=clock())
-        service = Rooms(db, settings, clock=clock, keys=keys)
-        app.state.rooms = service
-        app.state.merchants = Merchants(db, settings, clock=clock)
-        app.state.sessions = Sessions(
-            db, settings, clock=clock, merchants=app.state.merchants, keys=keys
-        )
+        accord = Accord(settings, clock=clock, keys=keys)
+        app.state.accord = accord
+        app.state.rooms = accord.rooms
+        app.state.merchants = accord.merchants
+        app.state.sessions = accord.sessions
         stop = threading.Event()
         sweeper = threading.Thread(
             target=_sweep_forever,
-            args=((service.sweep, app.state.sessions.sweep), settings.sweep_interval, stop),
+            args=(accord.negotiations.sweep, settings.sweep_interval, stop),
             daemon=True,
         )
         sweeper.start()
@@ -50,7 +41,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         finally:
             stop.set()
             sweeper.join(timeout=5)
-            db.close()
+            accord.close()
 
     app = FastAPI(
         title="Accord",
@@ -67,8 +58,8 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
 
     @app.get("/.well-known/jwks.json", tags=["trust"], summary="The receipt signing keys")
     def jwks(request: Request) -> dict[str, Any]:
-        rooms: Rooms = request.app.state.rooms
-        return rooms.jwks()
+        accord: Accord = request.app.state.accord
+        return accord.keys.jwks()
 
     @app.get("/healthz", tags=["server"], summary="Liveness")
     def healthz() -> dict[str, Any]:
@@ -78,16 +69,15 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
 
 
 def _sweep_forever(
-    sweeps: Sequence[Callable[[], list[str]]], interval: float, stop: threading.Event
+    sweep: Callable[[], Sequence[object]], interval: float, stop: threading.Event
 ) -> None:
     """The sweeper inside `accord serve`: one sweep at start, then one every interval."""
     while not stop.is_set():
-        for sweep in sweeps:
-            try:
-                if ended := sweep():
-                    log.info("ended %d negotiations", len(ended))
-            except Exception:  # the sweeper must outlive a bad sweep; the next one retries
-                log.exception("sweep failed")
+        try:
+            if ended := sweep():
+                log.info("ended %d negotiations", len(ended))
+        except Exception:  # the sweeper must outlive a bad sweep; the next one retries
+            log.exception("sweep failed")
         stop.wait(interval)
 
 

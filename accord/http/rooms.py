@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Header, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response, StreamingResponse
 
+from accord.app.notifier import Notifier
 from accord.app.rooms import Rooms
 from accord.core.refusals import RefusalCode, refuse
 from accord.http.auth import Bearer
@@ -109,6 +110,7 @@ async def room_events(
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
 ) -> StreamingResponse:
     rooms = _rooms(request)
+    notifier: Notifier = request.app.state.accord.notifier
     access = await run_in_threadpool(rooms.authorize, token, room_id)
     if last_event_id is not None and not last_event_id.isdigit():
         raise refuse(
@@ -120,7 +122,7 @@ async def room_events(
 
     async def stream() -> AsyncIterator[str]:
         nonlocal after
-        wake = rooms.notifier.register()
+        wake = notifier.register()
         idle = 0.0
         try:
             yield ": accord event stream\n\n"
@@ -141,7 +143,7 @@ async def room_events(
                         idle = 0.0
                         yield ": keep-alive\n\n"
         finally:
-            rooms.notifier.unregister(wake)
+            notifier.unregister(wake)
 
     return StreamingResponse(
         stream(),

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from accord.app.rooms import Rooms
+from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.protocols.arbitrated.moves import Move, OpenSessionRequest
 
@@ -275,8 +275,8 @@ def create_router(settings: Settings) -> APIRouter:
     page = spec_page(settings)
 
     def ucp_profile(request: Request) -> JSONResponse:
-        rooms: Rooms = request.app.state.rooms
-        return JSONResponse(profile(settings, rooms.jwks()), headers=headers)
+        accord: Accord = request.app.state.accord
+        return JSONResponse(profile(settings, accord.keys.jwks()), headers=headers)
 
     def capability_spec() -> HTMLResponse:
         return HTMLResponse(page, headers=headers)

@@ -24,7 +24,7 @@ from hypothesis.stateful import (
     rule,
 )
 
-from accord.app.rooms import Rooms
+from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.core.chain import verify_chain
 from accord.core.commit import commit
@@ -297,7 +297,8 @@ class RoomsMachine(RuleBasedStateMachine):
         self.settings = Settings(data_dir=Path(self._tmp.name) / "data", database_url=url)
         self.db = Database(self.settings.database)
         self.clock = FakeClock()
-        self.rooms = Rooms(self.db, self.settings, clock=self.clock)
+        self.accord = Accord(self.settings, clock=self.clock, db=self.db)
+        self.rooms = self.accord.rooms
         self.models: list[RoomModel] = []
         self.next_message = 0
 
@@ -644,7 +645,7 @@ class RoomsMachine(RuleBasedStateMachine):
         if not sweep:
             return
         due = sorted(m.room_id for m in self.models if self.is_due(m.room_id))
-        expired = self.rooms.sweep()
+        expired = [ended.id for ended in self.accord.negotiations.sweep()]
         event(f"sweep expired {len(expired)}")
         assert sorted(expired) == due
         for room_id in expired:

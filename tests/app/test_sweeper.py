@@ -4,11 +4,12 @@ import threading
 from functools import partial
 
 from accord.app.rooms import Rooms
+from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.protocols.rooms.moves import JoinRequest, OpenRequest
 from accord.store import records
 from accord.store.database import Database
-from tests.conftest import FakeClock
+from tests.conftest import FakeClock, swept
 
 SCHEMA = {"n": {"type": "int"}}
 
@@ -18,7 +19,7 @@ def _types(db: Database, room_id: str) -> list[str]:
 
 
 def test_sweep_expires_drafts_live_rooms_and_deadlines_with_their_reason(
-    rooms: Rooms, db: Database, clock: FakeClock
+    accord: Accord, rooms: Rooms, db: Database, clock: FakeClock
 ) -> None:
     draft = rooms.open(OpenRequest(subject_schema=SCHEMA))["room"]["room_id"]
     live = rooms.open(OpenRequest(subject_schema=SCHEMA, subject={"n": 1}))
@@ -26,14 +27,14 @@ def test_sweep_expires_drafts_live_rooms_and_deadlines_with_their_reason(
     dated = rooms.open(
         OpenRequest(subject_schema=SCHEMA, subject={"n": 2}, deadline="2026-11-30T13:00:00Z")
     )["room"]["room_id"]
-    assert rooms.sweep() == []
+    assert swept(accord) == []
     clock.advance(hours=2)
-    assert rooms.sweep() == [dated]
+    assert swept(accord) == [dated]
     clock.advance(hours=71)
-    assert rooms.sweep() == [draft]
+    assert swept(accord) == [draft]
     clock.advance(days=5)
-    assert rooms.sweep() == [live["room"]["room_id"]]
-    assert rooms.sweep() == []
+    assert swept(accord) == [live["room"]["room_id"]]
+    assert swept(accord) == []
     reasons = {
         room_id: db.read(partial(records.read_log, negotiation_id=room_id))[-1].payload["reason"]
         for room_id in (draft, dated, live["room"]["room_id"])
@@ -47,13 +48,13 @@ def test_concurrent_sweepers_expire_each_room_once(
     opened = [rooms.open(OpenRequest(subject_schema=SCHEMA))["room"]["room_id"] for _ in range(12)]
     clock.advance(days=4)
     others = [Database(settings.database, apply_migrations=False) for _ in range(3)]
-    sweepers = [Rooms(other, settings, clock=clock) for other in others]
+    sweepers = [Accord(settings, clock=clock, db=other) for other in others]
     results: list[list[str]] = []
     barrier = threading.Barrier(len(sweepers))
 
-    def run(sweeper: Rooms) -> None:
+    def run(sweeper: Accord) -> None:
         barrier.wait()
-        results.append(sweeper.sweep())
+        results.append(swept(sweeper))
 
     threads = [threading.Thread(target=run, args=(s,)) for s in sweepers]
     for thread in threads:

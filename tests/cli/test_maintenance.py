@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from sqlalchemy import create_engine, text
 from typer.testing import CliRunner
 
-from accord.app.rooms import Rooms
+from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.cli.main import app
 from accord.protocols.rooms.moves import OpenRequest
@@ -23,7 +23,7 @@ def _store_args(settings: Settings) -> list[str]:
 
 def _open_long_ago(db: Database, settings: Settings) -> str:
     """A draft room opened in 2020: its invite expired long before the real clock's now."""
-    rooms = Rooms(db, settings, clock=FakeClock(LONG_AGO))
+    rooms = Accord(settings, clock=FakeClock(LONG_AGO), db=db).rooms
     opened = rooms.open(OpenRequest(subject_schema=SCHEMA))
     return str(opened["room"]["room_id"])
 

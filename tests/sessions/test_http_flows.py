@@ -13,13 +13,13 @@ from joserfc.errors import SecurityWarning
 from joserfc.jwk import KeySet, KeySetSerialization
 from typer.testing import CliRunner
 
-from accord.app.merchants import Merchants
-from accord.app.sessions import Sessions
+from accord.app.root import Accord
 from accord.cli.main import app as cli
 from accord.core.jsonio import canonical
 from accord.store.database import Database
 from accord.trust.commitments import commit_set, private_set
 from accord.trust.verify import load_trusted, verify_receipt
+from tests.conftest import swept
 from tests.http.support import auth
 from tests.sessions.conftest import POLICY, Shop
 from tests.sessions.support import (
@@ -425,16 +425,14 @@ def test_the_sweeper_closes_a_silent_session(shop: Shop, api: httpx.Client) -> N
     settings, clock = shop.server.settings, shop.server.clock
     db = Database(settings.database, apply_migrations=False)
     try:
-        sweeper = Sessions(
-            db, settings, clock=clock, merchants=Merchants(db, settings, clock=clock)
-        )
-        assert sweeper.sweep() == [silent.session_id]
-        assert sweeper.sweep() == []
+        sweeper = Accord(settings, clock=clock, db=db)
+        assert swept(sweeper) == [silent.session_id]
+        assert swept(sweeper) == []
     finally:
         db.close()
     secret = shop.keys["secret_test"]
-    swept = log_of(api, silent, secret)
-    assert swept[-1]["type"] == "session.close" and swept[-1]["payload"]["reason"] == "timeout"
+    closed = log_of(api, silent, secret)
+    assert closed[-1]["type"] == "session.close" and closed[-1]["payload"]["reason"] == "timeout"
     assert [e["type"] for e in log_of(api, recent, secret)][-1] == "arbitration.evaluate"
     states = {s["session_id"]: s["state"] for s in get(api, "/v1/sessions", secret)["sessions"]}
     assert states == {silent.session_id: "closed", recent.session_id: "negotiating"}

@@ -10,6 +10,7 @@ from typing import Any, Final
 import pytest
 
 from accord.app.rooms import Rooms
+from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.core.commit import commit
 from accord.protocols.rooms.moves import JoinRequest, MoveRequest, OpenRequest
@@ -61,8 +62,9 @@ def open_and_join(rooms: Rooms) -> Opened:
     )
 
 
-def agree(rooms: Rooms) -> Agreement:
+def agree(accord: Accord) -> Agreement:
     """open → join → counter → approve (opener's owner) → approve (joiner's owner)."""
+    rooms = accord.rooms
     room = open_and_join(rooms)
     rooms.move(room.joiner_seat, room.room_id, MoveRequest(type="counter", terms=COUNTER))
     approve = MoveRequest(type="approve", subject_hash=commit(COUNTER))
@@ -74,7 +76,7 @@ def agree(rooms: Rooms) -> Agreement:
         room=room,
         receipt=rooms.receipt(room.opener_seat, room.room_id),
         log=rooms.log(room.opener_seat, room.room_id)["envelopes"],
-        jwks=rooms.jwks(),
+        jwks=accord.keys.jwks(),
     )
 
 
@@ -95,7 +97,7 @@ def signed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Signed]:
     settings = Settings(data_dir=data_dir, database_url=next(urls))
     db = Database(settings.database)
     try:
-        agreement = agree(Rooms(db, settings, clock=FakeClock()))
+        agreement = agree(Accord(settings, clock=FakeClock(), db=db))
         keyring = load_keyring(keyring_path(settings.key_file, settings.data_dir), now=START)
         yield Signed(agreement, keyring.active("live"))
     finally:

@@ -10,6 +10,7 @@ from joserfc.errors import BadSignatureError, SecurityWarning
 from joserfc.jwk import KeySet, KeySetSerialization, OKPKey
 
 from accord.app.rooms import Rooms
+from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.core.commit import commit
 from accord.core.jsonio import canonical
@@ -44,24 +45,29 @@ def _joserfc_verify(receipt: dict[str, Any], jwks: dict[str, Any], payload: byte
         )
 
 
-def test_agreed_receipt_verifies_with_the_service_jwks_and_the_log(rooms: Rooms) -> None:
-    agreement = agree(rooms)
+def test_agreed_receipt_verifies_with_the_service_jwks_and_the_log(
+    accord: Accord, rooms: Rooms
+) -> None:
+    agreement = agree(accord)
     receipt = agreement.receipt
     assert receipt["state"] == "agreed" and receipt["mode"] == "live"
     assert receipt["final_terms"] == COUNTER == receipt["signed_payload"]["final_terms"]
-    verification = verify_receipt(receipt, trusted=load_trusted(rooms.jwks()), log=agreement.log)
+    verification = verify_receipt(
+        receipt, trusted=load_trusted(accord.keys.jwks()), log=agreement.log
+    )
     assert (verification.status, verification.ok, verification.signer) == ("valid", True, "pinned")
     assert set(_statuses(verification).values()) == {"ok"}
     verification.raise_for_failure()
-    live = [k for k in rooms.jwks()["keys"] if k["mode"] == "live"]
+    live = [k for k in accord.keys.jwks()["keys"] if k["mode"] == "live"]
     assert verification.kid == live[0]["kid"] == receipt["jwks"]["keys"][0]["kid"]
     assert receipt["signature"]["status"] == "valid"
 
 
 def test_agreed_receipt_verifies_with_joserfc_over_the_same_detached_payload(
+    accord: Accord,
     rooms: Rooms,
 ) -> None:
-    agreement = agree(rooms)
+    agreement = agree(accord)
     receipt = agreement.receipt
     payload = canonical(receipt["signed_payload"])
     kid = receipt["jwks"]["keys"][0]["kid"]
@@ -108,7 +114,11 @@ def _expire(rooms: Rooms, clock: FakeClock) -> tuple[str, str]:
     ],
 )
 def test_closed_and_expired_rooms_get_unsigned_receipts_whose_chain_verifies(
-    rooms: Rooms, clock: FakeClock, how: Literal["reject", "cancel", "expire"], state: str
+    accord: Accord,
+    rooms: Rooms,
+    clock: FakeClock,
+    how: Literal["reject", "cancel", "expire"],
+    state: str,
 ) -> None:
     room_id, token = _expire(rooms, clock) if how == "expire" else _close(rooms, how)
     receipt = rooms.receipt(token, room_id)
@@ -118,7 +128,7 @@ def test_closed_and_expired_rooms_get_unsigned_receipts_whose_chain_verifies(
     assert receipt["jwks"] == {"keys": []}
     assert receipt["signature"]["status"] == "unsigned"
     assert receipt["chain"]["length"] == len(log) and receipt["chain"]["head"] == commit(log[-1])
-    verification = verify_receipt(receipt, trusted=load_trusted(rooms.jwks()), log=log)
+    verification = verify_receipt(receipt, trusted=load_trusted(accord.keys.jwks()), log=log)
     assert (verification.status, verification.ok) == ("unsigned", False)
     statuses = _statuses(verification)
     assert statuses.pop("chain") == "ok"
@@ -136,9 +146,9 @@ def test_no_receipt_before_the_room_is_final(rooms: Rooms) -> None:
 
 
 def test_receipt_is_stored_and_a_key_rotation_does_not_change_it(
-    rooms: Rooms, settings: Settings, clock: FakeClock, db: Database
+    accord: Accord, rooms: Rooms, settings: Settings, clock: FakeClock, db: Database
 ) -> None:
-    agreement = agree(rooms)
+    agreement = agree(accord)
     room = agreement.room
     stored = db.read(lambda conn: records.read_receipt(conn, room.room_id))
     assert stored is not None and stored == canonical(agreement.receipt)
@@ -146,22 +156,22 @@ def test_receipt_is_stored_and_a_key_rotation_does_not_change_it(
     clock.advance(days=1)
     rotate(keyring_path(settings.key_file, settings.data_dir), "live", now=clock())
     assert rooms.receipt(room.opener_seat, room.room_id) == agreement.receipt
-    jwks = rooms.jwks()
+    jwks = accord.keys.jwks()
     live = [k for k in jwks["keys"] if k["mode"] == "live"]
     assert len(live) == 2 and live[0]["kid"] == old_kid and live[1]["kid"] != old_kid
     assert [k["mode"] for k in jwks["keys"]].count("test") == 1
     verification = verify_receipt(agreement.receipt, trusted=load_trusted(jwks), log=agreement.log)
     assert verification.ok and verification.status == "valid"
     # The next agreement is signed with the new live key, and verifies against the same JWKS.
-    fresh = agree(rooms)
+    fresh = agree(accord)
     assert fresh.receipt["jwks"]["keys"][0]["kid"] == live[1]["kid"]
     assert verify_receipt(fresh.receipt, trusted=load_trusted(jwks), log=fresh.log).ok
 
 
 def test_the_same_log_always_yields_the_same_signed_payload(
-    rooms: Rooms, settings: Settings, db: Database
+    accord: Accord, rooms: Rooms, settings: Settings, db: Database
 ) -> None:
-    agreement = agree(rooms)
+    agreement = agree(accord)
     log = db.read(lambda conn: records.read_log(conn, agreement.room.room_id))
     first = build_receipt(log, arbiter_id=settings.arbiter, retention_days=settings.retention_days)
     second = build_receipt(

@@ -1,0 +1,391 @@
+"""The kernel on the store, the same for every table: lock a negotiation, take its state (from
+the writer's cache when current), decide, append and fold through the one step, check the
+invariants the table keeps, sign once at agreement, save the projection; idempotency by
+`message_id`, expiry on access, the sweep, and the writer's async submit.
+
+A table's service (`rooms.py`, `sessions.py`) keeps only its credentials and its views."""
+
+import asyncio
+import json
+import secrets
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Final, Generic, TypeVar
+
+import orjson
+from pydantic import BaseModel
+from sqlalchemy import Connection
+
+from accord.app import ledger
+from accord.app.keys import KeyService
+from accord.app.notifier import Notifier
+from accord.app.settings import Settings
+from accord.core.chain import ChainHead
+from accord.core.commit import commit
+from accord.core.envelope import Envelope
+from accord.core.jsonio import canonical
+from accord.core.protocol import Context, Decision, Table
+from accord.core.refusals import Refusal, RefusalCode, Refused, refuse
+from accord.core.times import format_time
+from accord.store import records
+from accord.store.database import Database
+from accord.trust.receipts import signed_receipt, unsigned_receipt
+
+STATE_CACHE_SIZE: Final = 4096
+ENTROPY_BYTES: Final = 32
+
+S = TypeVar("S", bound=BaseModel)
+T = TypeVar("T")
+Who = TypeVar("Who")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A response as it is sent and remembered: encoded once, in the writer."""
+
+    status: int
+    text: str
+
+
+def encode(body: Mapping[str, Any]) -> str:
+    return orjson.dumps(body).decode()
+
+
+def request_hash(request: Mapping[str, Any]) -> str:
+    """What a `message_id` is bound to: the move's body as the client sent it."""
+    return commit(dict(request))
+
+
+class InvariantBroken(AssertionError):
+    """A step would break an invariant its table keeps: a fault of the server's, never
+    recorded (the transaction rolls back)."""
+
+
+@dataclass
+class Loaded(Generic[S]):
+    """A negotiation inside a write transaction: its state, where its chain ends, and what
+    this transaction appended to it."""
+
+    id: str
+    state: S
+    head: ChainHead
+    public: list[Envelope] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Move(Generic[S, Who]):
+    """One move as the kernel runs it: who asks (checked inside the transaction, first), what
+    they move, and how the answer is made and remembered for a retry."""
+
+    authorize: Callable[[Connection], Who]
+    party: Callable[[Who], str]
+    actor: Callable[[Who], Any]
+    move: Any
+    answer: Callable[[Loaded[S], Decision, Who], Answer]
+    message_id: str | None = None
+    request_hash: str = ""
+    repeat: Callable[[records.Remembered], Answer] = lambda seen: Answer(seen.status, seen.response)
+
+
+@dataclass(frozen=True)
+class Ended:
+    """What the sweep ended: the envelope that ended it tells how."""
+
+    protocol: str
+    id: str
+    envelope: Envelope
+
+
+class Negotiations:
+    def __init__(
+        self,
+        db: Database,
+        tables: Mapping[str, Table[Any]],
+        settings: Settings,
+        *,
+        clock: Callable[[], datetime],
+        keys: KeyService,
+        notifier: Notifier,
+    ) -> None:
+        self.db = db
+        self.tables = tables
+        self.clock = clock
+        self.notifier = notifier
+        self._settings = settings
+        self._keys = keys
+        self._states: dict[str, tuple[str, Any]] = {}
+
+    def table(self, name: str) -> Table[Any]:
+        return self.tables[name]
+
+    # -- inside a write transaction ------------------------------------------------------
+
+    def load(self, conn: Connection, table: Table[S], negotiation_id: str) -> S:
+        row = records.read_negotiation(conn, negotiation_id)
+        if row is None or row.protocol != table.name or row.state is None:
+            raise Refused(table.not_found)
+        return table.state_type.model_validate_json(row.state)
+
+    def lock(self, conn: Connection, table: Table[S], negotiation_id: str) -> Loaded[S]:
+        """The negotiation locked for this write, its state from the writer's cache when the
+        stored version is the one the cache holds (any process may have written since)."""
+        row = records.lock_negotiation(conn, negotiation_id)
+        if row is None or row.protocol != table.name:
+            raise Refused(table.not_found)
+        cached = self._states.get(negotiation_id)
+        if cached is not None and cached[0] == row.version:
+            return Loaded(negotiation_id, cached[1], row.head)
+        text = records.read_state(conn, negotiation_id)
+        state: S = table.state_type.model_validate_json(text)
+        return Loaded(negotiation_id, state, row.head)
+
+    def create(
+        self,
+        conn: Connection,
+        table: Table[S],
+        negotiation_id: str,
+        decision: Decision,
+        now: datetime,
+        *,
+        name: str | None = None,
+    ) -> Loaded[S]:
+        records.insert_negotiation(
+            conn, negotiation_id, table.name, name=name, now=format_time(now)
+        )
+        return self._append(conn, table, negotiation_id, None, ChainHead(), decision, now)
+
+    def context(self, now: datetime) -> Context:
+        return Context(now, secrets.token_bytes(ENTROPY_BYTES))
+
+    def decide(
+        self,
+        conn: Connection,
+        table: Table[S],
+        loaded: Loaded[S],
+        move: Any,
+        actor: Any,
+        *,
+        message_id: str | None = None,
+    ) -> Decision | Refused:
+        """Decide a move and append what was decided; a refusal appends nothing, unless the
+        decision carries one (an expiry due is recorded, then the move refused)."""
+        now = self.clock()
+        decision = table.decide(loaded.state, move, actor, self.context(now))
+        if isinstance(decision, Refusal):
+            return Refused(decision)
+        if decision.refusal is not None:
+            self.append(conn, table, loaded, decision, now)
+            return Refused(decision.refusal)
+        self.append(conn, table, loaded, decision, now, message_id=message_id)
+        return decision
+
+    def append(
+        self,
+        conn: Connection,
+        table: Table[S],
+        loaded: Loaded[S],
+        decision: Decision,
+        now: datetime,
+        *,
+        message_id: str | None = None,
+    ) -> None:
+        fresh = self._append(
+            conn, table, loaded.id, loaded.state, loaded.head, decision, now, message_id
+        )
+        loaded.state, loaded.head = fresh.state, fresh.head
+        loaded.public += fresh.public
+
+    def expire_if_due(self, conn: Connection, table: Table[S], loaded: Loaded[S]) -> bool:
+        now = self.clock()
+        decision = table.expire(loaded.state, now)
+        if decision is None:
+            return False
+        self.append(conn, table, loaded, decision, now)
+        return True
+
+    def move(
+        self, table: Table[S], negotiation_id: str, move: Move[S, Who]
+    ) -> Callable[[Connection], Answer | Refused]:
+        """The one move transaction: who asks → lock → a repeated `message_id` answered as
+        first given → decide (the table's check order) → append → answer, remembered."""
+
+        def txn(conn: Connection) -> Answer | Refused:
+            who = move.authorize(conn)
+            loaded = self.lock(conn, table, negotiation_id)
+            party = move.party(who)
+            if move.message_id is not None:
+                seen = records.find_remembered(conn, negotiation_id, party, move.message_id)
+                if seen is not None:
+                    if seen.request_hash != move.request_hash:
+                        return refuse(
+                            RefusalCode.MESSAGE_ID_REUSED,
+                            "This message_id was used with a different move; use a new one.",
+                        )
+                    return move.repeat(seen)
+            decided = self.decide(
+                conn, table, loaded, move.move, move.actor(who), message_id=move.message_id
+            )
+            if isinstance(decided, Refused):
+                return decided
+            answer = move.answer(loaded, decided, who)
+            if move.message_id is not None:
+                records.remember(
+                    conn,
+                    negotiation_id,
+                    party,
+                    move.message_id,
+                    request_hash=move.request_hash,
+                    status=answer.status,
+                    response=answer.text,
+                )
+            return answer
+
+        return txn
+
+    # -- running transactions ------------------------------------------------------------
+
+    def write(self, txn: Callable[[Connection], T | Refused]) -> T:
+        """Run a write; a refusal returned (not raised) keeps what the transaction recorded
+        before it, such as a due expiry."""
+        result = self.db.write(txn)
+        self.notifier.notify()
+        if isinstance(result, Refused):
+            raise result
+        return result
+
+    async def write_async(self, txn: Callable[[Connection], T | Refused]) -> T:
+        """The same write for an event loop: no thread waits while the writer works."""
+        result = await asyncio.wrap_future(self.db.submit(txn))
+        self.notifier.notify()
+        if isinstance(result, Refused):
+            raise result
+        return result
+
+    def read(self, fn: Callable[[Connection], T]) -> T:
+        return self.db.read(fn)
+
+    def current(
+        self, table: Table[S], negotiation_id: str, authorize: Callable[[Connection], Who]
+    ) -> tuple[Who, S]:
+        """Who asks and the negotiation's state, with an expiry that was due recorded first."""
+
+        def read(conn: Connection) -> tuple[Who, S]:
+            return authorize(conn), self.load(conn, table, negotiation_id)
+
+        who, state = self.db.read(read)
+        if table.expire(state, self.clock()) is not None:
+            self.expire_now(table, negotiation_id)
+            who, state = self.db.read(read)
+        return who, state
+
+    def expire_now(self, table: Table[S], negotiation_id: str) -> None:
+        """Record an expiry if one is due (on access: the caller saw it due)."""
+        if self.db.write(
+            lambda conn: self.expire_if_due(conn, table, self.lock(conn, table, negotiation_id))
+        ):
+            self.notifier.notify()
+
+    def log(self, negotiation_id: str) -> list[Any]:
+        bodies = self.db.read(lambda conn: records.read_log_bodies(conn, negotiation_id))
+        return [json.loads(body) for body in bodies]
+
+    def receipt(self, table: Table[S], negotiation_id: str, state: S) -> dict[str, Any]:
+        """The stored signed receipt of an agreement, or the unsigned one of a close or an
+        expiry, made from the log. The caller checked that the negotiation is final."""
+        if table.is_agreed(state):
+            stored = self.db.read(lambda conn: records.read_receipt(conn, negotiation_id))
+            assert stored is not None, "an agreement's receipt is stored when it is agreed"
+            return table.served_receipt(state, json.loads(stored))
+        log = self.db.read(lambda conn: records.read_log(conn, negotiation_id))
+        content = table.receipt(
+            state,
+            log,
+            arbiter_id=self._settings.arbiter,
+            retention_days=self._settings.retention_days,
+        )
+        return unsigned_receipt(content.members)
+
+    def sweep(self, names: Iterable[str] | None = None) -> list[Ended]:
+        """Record every expiry that is due, in every table; safe from several processes."""
+        ended: list[Ended] = []
+        for name in self.tables if names is None else names:
+            ended += self._sweep(self.tables[name])
+        if ended:
+            self.notifier.notify()
+        return ended
+
+    def _sweep(self, table: Table[S]) -> list[Ended]:
+        now = format_time(self.clock())
+        due = self.db.read(lambda conn: records.due_negotiations(conn, table.name, now))
+        ended = []
+        for negotiation_id in due:
+
+            def txn(conn: Connection, negotiation_id: str = negotiation_id) -> Loaded[S] | None:
+                loaded = self.lock(conn, table, negotiation_id)
+                return loaded if self.expire_if_due(conn, table, loaded) else None
+
+            if (loaded := self.db.write(txn)) is not None:
+                ended.append(Ended(table.name, negotiation_id, loaded.public[-1]))
+        return ended
+
+    # -- the step on the store -----------------------------------------------------------
+
+    def _append(
+        self,
+        conn: Connection,
+        table: Table[S],
+        negotiation_id: str,
+        state: S | None,
+        head: ChainHead,
+        decision: Decision,
+        now: datetime,
+        message_id: str | None = None,
+    ) -> Loaded[S]:
+        ts = format_time(now)
+        stepped = ledger.append(
+            conn, table, negotiation_id, state, head, decision, ts=ts, message_id=message_id
+        )
+        public = [linked.envelope for linked in stepped.public]
+        if broken := table.broken_invariants(state, stepped.state, public):
+            raise InvariantBroken(f"{table.name} {negotiation_id} would break {sorted(broken)}")
+        loaded = Loaded(negotiation_id, stepped.state, stepped.head, public)
+        if table.is_agreed(loaded.state) and not (state is not None and table.is_agreed(state)):
+            self._sign(conn, table, loaded, ts)
+        version = secrets.token_hex(12)
+        records.save_projection(
+            conn,
+            negotiation_id,
+            head=loaded.head,
+            state=loaded.state.model_dump_json(),
+            version=version,
+            is_final=table.is_final(loaded.state),
+            expires_at=table.expires_at(loaded.state),
+            now=ts,
+        )
+        self._remember(table, negotiation_id, version, loaded.state)
+        return loaded
+
+    def _sign(self, conn: Connection, table: Table[S], loaded: Loaded[S], ts: str) -> None:
+        """receipts.md: a signed receipt is signed once, when the agreement is made, and
+        stored, so that a later key rotation never changes it."""
+        content = table.receipt(
+            loaded.state,
+            records.read_log(conn, loaded.id),
+            arbiter_id=self._settings.arbiter,
+            retention_days=self._settings.retention_days,
+        )
+        assert content.signed_payload is not None, "an agreement has a signed payload"
+        key = self._keys.signing_key(table.signing_mode(loaded.state))
+        receipt = signed_receipt(content.members, content.signed_payload, key)
+        records.insert_receipt(conn, loaded.id, canonical(receipt), ts)
+
+    def _remember(self, table: Table[S], negotiation_id: str, version: str, state: S) -> None:
+        """Only the writer thread touches the cache. A state whose write is later rolled back
+        stays behind under a version the store never holds, so it is never used."""
+        self._states.pop(negotiation_id, None)
+        if table.is_final(state):
+            return
+        self._states[negotiation_id] = (version, state)
+        if len(self._states) > STATE_CACHE_SIZE:
+            self._states.pop(next(iter(self._states)))

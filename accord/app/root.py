@@ -1,0 +1,68 @@
+"""The composition root: every service of one Accord process, built once from its settings
+and clock, for the HTTP app, the CLI and tests alike."""
+
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from accord.app.keys import KeyService
+from accord.app.merchants import Merchants
+from accord.app.negotiations import Negotiations
+from accord.app.notifier import Notifier
+from accord.app.rooms import Rooms
+from accord.app.sessions import Sessions
+from accord.app.settings import Settings
+from accord.core.protocol import Table
+from accord.protocols.arbitrated.state import PROTOCOL as ARBITRATED
+from accord.protocols.arbitrated.table import ArbitratedTable
+from accord.protocols.registry import REGISTRY, TableFactory, build_tables
+from accord.protocols.rooms.state import PROTOCOL as ROOMS
+from accord.protocols.rooms.table import RoomsTable
+from accord.store.database import Database
+from accord.trust.keys import Keys
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Accord:
+    """`db` and `keys` may be shared between several roots (tests run two processes' worth of
+    services on one store); `registry` adds or replaces tables."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        db: Database | None = None,
+        keys: Keys | None = None,
+        registry: Mapping[str, TableFactory] = REGISTRY,
+    ) -> None:
+        self.settings = settings
+        self.clock = clock
+        self._owns_db = db is None
+        self.db = Database(settings.database) if db is None else db
+        self.keys = KeyService(settings, clock=clock, keys=keys)
+        self.notifier = Notifier()
+        self.tables: dict[str, Table[Any]] = build_tables(settings.table_settings, registry)
+        self.negotiations = Negotiations(
+            self.db,
+            self.tables,
+            settings,
+            clock=clock,
+            keys=self.keys,
+            notifier=self.notifier,
+        )
+        self.merchants = Merchants(self.db, settings, clock=clock)
+        self.rooms = Rooms(self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings)
+        self.sessions = Sessions(
+            self.negotiations,
+            cast(ArbitratedTable, self.tables[ARBITRATED]),
+            settings,
+            merchants=self.merchants,
+        )
+
+    def close(self) -> None:
+        if self._owns_db:
+            self.db.close()
