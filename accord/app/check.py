@@ -122,5 +122,5 @@ def _rebuild(conn: Connection, *, negotiation_id: str, table: Table[Any]) -> Non
         version=secrets.token_hex(12),
         is_final=table.is_final(state),
         expires_at=table.expires_at(state),
-        now=state.updated_at,
+        now=public[-1].ts,
     )

@@ -1,24 +1,24 @@
-"""Builders for the rooms rules: a `Room` that decides, links and folds like the application
-layer does, with a fixed clock that moves only when a test says so."""
+"""Builders for the rooms rules: a `Room` that decides through the pure protocol and records
+through the kernel's in-memory log, with a clock that moves only when a test says so."""
 
-import itertools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from accord.core.chain import ChainHead, advance, link, verify_chain
+from accord.core.chain import verify_chain
 from accord.core.envelope import Envelope
 from accord.core.protocol import Decision, Notice
 from accord.core.refusals import Refusal
+from accord.core.step import Log, replay
 from accord.core.times import format_time
 from accord.protocols.rooms import decide
-from accord.protocols.rooms.apply import apply, apply_private, replay
 from accord.protocols.rooms.moves import JoinRequest, MoveRequest, OpenRequest
 from accord.protocols.rooms.state import Actor, RoomPolicy, RoomState, Seat
+from accord.protocols.rooms.table import RoomsTable
 from accord.protocols.rooms.views import RoomView, view
 
 START = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
@@ -58,19 +58,15 @@ def at(**delta: float) -> str:
 
 @dataclass
 class Room:
-    """One room driven through the pure protocol: every accepted decision is numbered and
-    linked into envelopes and folded into the state; refusals leave everything as it was."""
+    """One room driven through the pure protocol and the kernel's in-memory `Log`: every
+    accepted decision is numbered, linked and folded by the one step the server runs too;
+    refusals leave everything as it was."""
 
     policy: RoomPolicy = field(default_factory=RoomPolicy)
-    now: datetime = START
-    state: RoomState | None = None
-    envelopes: list[Envelope] = field(default_factory=list)
-    private: list[tuple[Seat, Envelope]] = field(default_factory=list)
-    notices: list[Notice] = field(default_factory=list)
-    last: Decision | None = None
-    head: ChainHead = field(default_factory=ChainHead)
-    private_heads: dict[Seat, ChainHead] = field(default_factory=dict)
-    _ids: Iterator[int] = field(default_factory=itertools.count)
+    log: Log[RoomState] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.log = Log(RoomsTable(self.policy, base_url=BASE_URL), now=START)
 
     # -- driving the room ----------------------------------------------------------------
 
@@ -127,20 +123,44 @@ class Room:
         return _accepted(self.try_confirm(actor, confirmation_id, decision))
 
     def expire(self) -> Decision | None:
-        decision = decide.expire(self.current, now=self.now, policy=self.policy)
+        decision = self.log.expire()
         if decision is not None:
-            self._record(decision)
+            self._check()
         return decision
 
     def advance_time(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
+        self.log.now += timedelta(**delta)
 
     # -- reading it ----------------------------------------------------------------------
+
+    @property
+    def now(self) -> datetime:
+        return self.log.now
+
+    @property
+    def state(self) -> RoomState | None:
+        return self.log.state
 
     @property
     def current(self) -> RoomState:
         assert self.state is not None, "open the room first"
         return self.state
+
+    @property
+    def envelopes(self) -> list[Envelope]:
+        return self.log.envelopes
+
+    @property
+    def private(self) -> list[tuple[str, Envelope]]:
+        return self.log.private
+
+    @property
+    def notices(self) -> list[Notice]:
+        return self.log.notices
+
+    @property
+    def last(self) -> Decision | None:
+        return self.log.last
 
     @property
     def types(self) -> list[str]:
@@ -167,27 +187,15 @@ class Room:
     # -- the machinery -------------------------------------------------------------------
 
     def _record(self, result: Decision | Refusal) -> Decision | Refusal:
-        if isinstance(result, Refusal):
-            return result
-        ts = format_time(self.now)
-        for draft in result.public:
-            envelope = link(self.head, draft, ts=ts, message_id=f"msg_{next(self._ids)}")
-            self.head = advance(envelope)
-            self.envelopes.append(envelope)
-            self.state = apply(self.state, envelope)
-        for item in result.private:
-            party = Seat(item.party)
-            head = self.private_heads.get(party, ChainHead())
-            record = link(head, item.draft, ts=ts, message_id=f"msg_{next(self._ids)}")
-            self.private_heads[party] = advance(record)
-            self.private.append((party, record))
-            self.state = apply_private(self.current, party, record)
-        self.notices.extend(result.notices)
-        self.last = result
-        # The log is the truth: the chain verifies and the state is its fold.
+        recorded = self.log.record(result)
+        if not isinstance(result, Refusal):
+            self._check()
+        return recorded
+
+    def _check(self) -> None:
+        """The log is the truth: the chain verifies and the state is its fold."""
         verify_chain([e.to_json() for e in self.envelopes])
-        assert replay(self.envelopes, self.private) == self.state
-        return result
+        assert replay(self.log.table, self.envelopes, self.private) == self.state
 
 
 def _accepted(result: Decision | Refusal) -> Decision:
