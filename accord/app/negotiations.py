@@ -11,6 +11,7 @@ import secrets
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any, Final, Generic, TypeVar
 
 import orjson
@@ -307,27 +308,32 @@ class Negotiations:
         return unsigned_receipt(content.members)
 
     def sweep(self, names: Iterable[str] | None = None) -> list[Ended]:
-        """Record every expiry that is due, in every table; safe from several processes."""
+        """Record every expiry that is due, in every table (or those named), soonest first;
+        safe from several processes at once."""
+        wanted = set(self.tables if names is None else names)
         ended: list[Ended] = []
-        for name in self.tables if names is None else names:
-            ended += self._sweep(self.tables[name])
+        tried: set[str] = set()
+        while True:
+            due = self.db.read(partial(records.due_negotiations, now=format_time(self.clock())))
+            todo = [(i, p) for i, p in due if p in wanted and i not in tried]
+            if not todo:
+                break
+            for negotiation_id, protocol in todo:
+                tried.add(negotiation_id)
+                if (envelope := self._expire(self.tables[protocol], negotiation_id)) is not None:
+                    ended.append(Ended(protocol, negotiation_id, envelope))
         if ended:
             self.notifier.notify()
         return ended
 
-    def _sweep(self, table: Table[S]) -> list[Ended]:
-        now = format_time(self.clock())
-        due = self.db.read(lambda conn: records.due_negotiations(conn, table.name, now))
-        ended = []
-        for negotiation_id in due:
+    def _expire(self, table: Table[S], negotiation_id: str) -> Envelope | None:
+        """The envelope that ended the negotiation, or None if it was not due after all."""
 
-            def txn(conn: Connection, negotiation_id: str = negotiation_id) -> Loaded[S] | None:
-                loaded = self.lock(conn, table, negotiation_id)
-                return loaded if self.expire_if_due(conn, table, loaded) else None
+        def txn(conn: Connection) -> Envelope | None:
+            loaded = self.lock(conn, table, negotiation_id)
+            return loaded.public[-1] if self.expire_if_due(conn, table, loaded) else None
 
-            if (loaded := self.db.write(txn)) is not None:
-                ended.append(Ended(table.name, negotiation_id, loaded.public[-1]))
-        return ended
+        return self.db.write(txn)
 
     # -- the step on the store -----------------------------------------------------------
 

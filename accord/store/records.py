@@ -14,6 +14,7 @@ from accord.core.commit import Hash, commit_bytes
 from accord.core.envelope import Envelope
 from accord.core.jsonio import parse_canonical
 from accord.store.tables import (
+    LIVE,
     credentials,
     envelopes,
     events,
@@ -148,25 +149,22 @@ def save_projection(
     )
 
 
+IS_NAME_LIVE: Final = f"SELECT 1 FROM negotiations WHERE name = :name AND {LIVE}"
+DUE: Final = (
+    f"SELECT id, protocol FROM negotiations WHERE {LIVE} AND expires_at <= :now "
+    "ORDER BY expires_at LIMIT :limit"
+)
+
+
 def is_name_live(conn: Connection, name: str) -> bool:
-    query = select(negotiations.c.id).where(
-        negotiations.c.name == name, negotiations.c.is_final.is_(False)
-    )
-    return conn.execute(query).first() is not None
+    """On the partial index of live names: opening a room never scans the table."""
+    return _raw(conn, IS_NAME_LIVE, {"name": name}).fetchone() is not None
 
 
-def due_negotiations(conn: Connection, protocol: str, now: str, limit: int = 500) -> list[str]:
-    query = (
-        select(negotiations.c.id)
-        .where(
-            negotiations.c.protocol == protocol,
-            negotiations.c.is_final.is_(False),
-            negotiations.c.expires_at <= now,
-        )
-        .order_by(negotiations.c.expires_at)
-        .limit(limit)
-    )
-    return list(conn.execute(query).scalars())
+def due_negotiations(conn: Connection, now: str, limit: int = 500) -> list[tuple[str, str]]:
+    """`(id, protocol)` of live negotiations whose expiry is due, soonest first, on the
+    partial index: the sweep reads only what is due."""
+    return [(row[0], row[1]) for row in _raw(conn, DUE, {"now": now, "limit": limit}).fetchall()]
 
 
 def all_negotiation_ids(conn: Connection) -> list[tuple[str, str]]:

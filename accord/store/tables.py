@@ -1,6 +1,8 @@
 """The schema. Logs and private records are append-only (the database refuses updates and
 deletes); `negotiations.state` is a projection that `accord check` rebuilds from them."""
 
+from typing import Final
+
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -16,6 +18,10 @@ from sqlalchemy import (
 )
 
 metadata = MetaData()
+
+LIVE: Final = "NOT is_final"
+"""The predicate of the partial indexes over negotiations that are not final. A query meant to
+use one must say exactly this (`is_final IS 0` or `= false` match no index)."""
 
 ID = String(64)
 TIME = String(32)
@@ -38,14 +44,14 @@ negotiations = Table(
         "negotiations_live_name",
         "name",
         unique=True,
-        sqlite_where=text("NOT is_final"),
-        postgresql_where=text("NOT is_final"),
+        sqlite_where=text(LIVE),
+        postgresql_where=text(LIVE),
     ),
     Index(
         "negotiations_due",
         "expires_at",
-        sqlite_where=text("NOT is_final"),
-        postgresql_where=text("NOT is_final"),
+        sqlite_where=text(LIVE),
+        postgresql_where=text(LIVE),
     ),
 )
 
