@@ -27,7 +27,3 @@ def commit_set(private: Mapping[str, Any]) -> Hash:
 def verify_reveal(commitment: str, revealed: JSON) -> bool:
     """Whether `revealed` opens `commitment` (compared in constant time)."""
     return is_opening(commitment, revealed)
-
-
-SERVER_EMPTY_SET: dict[str, JSON] = {}
-"""What the server commits to for a party that gave no commitment (`commitment_by: server`)."""
