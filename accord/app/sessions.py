@@ -19,15 +19,16 @@ from accord.core.envelope import Envelope
 from accord.core.refusals import Refusal, RefusalCode, Refused, refuse
 from accord.core.times import format_time
 from accord.protocols.arbitrated import decide
-from accord.protocols.arbitrated.moves import OpenSessionRequest, RevealMove
+from accord.protocols.arbitrated.moves import (
+    BuyerMove,
+    HandoffRequest,
+    OpenSessionRequest,
+    RevealMove,
+    RevealRequest,
+)
 from accord.protocols.arbitrated.receipt import reveals_of
 from accord.protocols.arbitrated.state import BUYER, Phase, SessionState
-from accord.protocols.arbitrated.table import (
-    ArbitratedTable,
-    BuyerMove,
-    MerchantReveal,
-    PublishHandoff,
-)
+from accord.protocols.arbitrated.table import ArbitratedTable
 from accord.protocols.arbitrated.views import session_summary, session_view
 from accord.store import records
 from accord.store import sessions as rows
@@ -160,16 +161,18 @@ class Sessions:
             )
         return dict(state.handoff)
 
-    def publish_handoff(self, token: str | None, session_id: str, body: JSONBody) -> JSONBody:
-        self._merchant_action(token, session_id, PublishHandoff(body))
-        return dict(body)
+    def publish_handoff(
+        self, token: str | None, session_id: str, request: HandoffRequest
+    ) -> JSONBody:
+        self._merchant_action(token, session_id, request)
+        return request.model_dump()
 
     def merchant_reveal(self, token: str | None, session_id: str) -> JSONBody:
-        loaded = self._merchant_action(token, session_id, MerchantReveal())
+        loaded = self._merchant_action(token, session_id, RevealRequest())
         return {"reveals": reveals_of(loaded.state)}
 
     def _merchant_action(
-        self, token: str | None, session_id: str, action: PublishHandoff | MerchantReveal
+        self, token: str | None, session_id: str, action: HandoffRequest | RevealRequest
     ) -> Loaded[SessionState]:
         def txn(conn: Connection) -> Loaded[SessionState] | Refused:
             self._merchant(conn, token, session_id)

@@ -41,6 +41,7 @@ class RefusalCode(StrEnum):
     SESSION_ENDED = "session_ended"
     SESSION_OPEN = "session_open"
     HANDOFF_PENDING = "handoff_pending"
+    HANDOFF_PUBLISHED = "handoff_published"
     NOT_AGREED = "not_agreed"
     INTERNAL = "internal"
 

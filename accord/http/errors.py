@@ -49,6 +49,7 @@ STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
     RefusalCode.SESSION_ENDED: 409,
     RefusalCode.SESSION_OPEN: 409,
     RefusalCode.HANDOFF_PENDING: 409,
+    RefusalCode.HANDOFF_PUBLISHED: 409,
     RefusalCode.NOT_AGREED: 409,
     RefusalCode.INTERNAL: 500,
 }

@@ -1,18 +1,22 @@
 """Arbitrated sessions over HTTP: the Valyzen gateway's surface (spec/arbitrated-rest.md), so a
 buyer SDK written for that gateway works against Accord with only its base URL and key."""
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
 
 from accord.app.merchants import SECRET_KEY
 from accord.app.sessions import OPENERS, Sessions
 from accord.http.auth import Bearer
 from accord.http.strict import StrictRoute
-from accord.protocols.arbitrated.moves import Move, OpenSessionRequest
+from accord.protocols.arbitrated.moves import (
+    HandoffRequest,
+    Move,
+    OpenSessionRequest,
+    RevealRequest,
+)
 
 router = APIRouter(route_class=StrictRoute, tags=["sessions"])
 
@@ -57,19 +61,6 @@ SecretToken = Annotated[str | None, Depends(secret_token)]
 MerchantToken = Annotated[str | None, Depends(merchant_token)]
 
 
-class HandoffRequest(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
-
-    kind: Literal["discount_code", "invoice_url"]
-    value: str = Field(min_length=1, max_length=2000, description="A bearer secret.")
-    checkout_url: str = Field(min_length=1, max_length=2000)
-    expires_at: str = Field(description="RFC 3339.")
-
-
-class RevealRequest(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
-
-
 @router.post("/v1/sessions", status_code=201, summary="Open a session on a SKU")
 def open_session(body: OpenSessionRequest, request: Request, token: OpenerToken) -> dict[str, Any]:
     return _sessions(request).open(token, body)
@@ -112,7 +103,7 @@ def claim_handoff(session_id: str, request: Request, token: BuyerToken) -> dict[
 def publish_handoff(
     session_id: str, body: HandoffRequest, request: Request, token: MerchantToken
 ) -> dict[str, Any]:
-    return _sessions(request).publish_handoff(token, session_id, body.model_dump())
+    return _sessions(request).publish_handoff(token, session_id, body)
 
 
 @router.post("/v1/sessions/{session_id}/reveal", summary="Open the merchant's commitment")

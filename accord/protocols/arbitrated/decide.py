@@ -1,9 +1,9 @@
-"""Deciding an arbitrated session: the open, the buyer's moves, and the arbiter's and hosted
-merchant's replies (spec/arbitrated-rest.md, Session flow). Pure: time, ids and nonces come in
-as arguments; the merchant's policy comes from its private record."""
+"""Deciding an arbitrated session: the open, the buyer's moves, the merchant's actions, and the
+arbiter's and hosted merchant's replies (spec/arbitrated-rest.md, Session flow). Pure: time,
+ids and nonces come in as arguments; the merchant's policy comes from its private record."""
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from typing import Any, Final
 
@@ -13,28 +13,34 @@ from accord.core.refusals import Refusal, RefusalCode
 from accord.core.times import format_time
 from accord.protocols.arbitrated import fairness, merchant
 from accord.protocols.arbitrated.apply import apply
+from accord.protocols.arbitrated.arbiter import attested_of, evaluate, utilities_of
+from accord.protocols.arbitrated.handoff import HANDOFF, automatic_handoff, publish
 from accord.protocols.arbitrated.moves import (
     AcceptMove,
+    BuyerMove,
+    HandoffRequest,
+    MerchantMove,
     OfferMove,
     OpenSessionRequest,
     RejectMove,
     RevealMove,
+    RevealRequest,
 )
-from accord.protocols.arbitrated.receipt import attested_of, utilities_of
+from accord.protocols.arbitrated.policy import Policy
 from accord.protocols.arbitrated.state import (
+    ARBITER,
     BUYER,
     MERCHANT,
+    Mode,
     Phase,
     SessionState,
     is_timed_out,
 )
 from accord.trust.commitments import commit_set
 
-ARBITER: Final[Mapping[str, str]] = {"role": "arbiter"}
 AS_MERCHANT: Final[Mapping[str, str]] = {"role": MERCHANT}
 AS_BUYER: Final[Mapping[str, str]] = {"role": BUYER}
 EMPTY_SET: Final[dict[str, Any]] = {}
-HANDOFF: Final = "handoff"
 
 
 def _refuse(code: RefusalCode, message: str, **details: Any) -> Refusal:
@@ -52,28 +58,14 @@ def _terms(price_minor: int, inclusions: Sequence[str], currency: str) -> dict[s
     return terms
 
 
-def merchant_policy(policy: Mapping[str, Any], max_rounds: int) -> merchant.MerchantPolicy:
+def merchant_policy(policy: Policy, max_rounds: int) -> merchant.MerchantPolicy:
     return merchant.MerchantPolicy(
-        list_price_minor=policy["list_price_minor"],
-        floor_minor=policy["floor_minor"],
-        default_inclusions=tuple(
-            i["kind"] for i in policy["inclusions"] if i["included_by_default"]
-        ),
-        style=policy["concession"]["style"],
+        list_price_minor=policy.list_price_minor,
+        floor_minor=policy.floor_minor,
+        default_inclusions=tuple(i.kind for i in policy.inclusions if i.included_by_default),
+        style=policy.concession.style,
         max_rounds=max_rounds,
-        band=Decimal(policy["fair_band"]),
-    )
-
-
-def _evaluate(state: SessionState, terms: Mapping[str, Any]) -> fairness.Score:
-    return fairness.score(
-        state.rules["fairness_profile"],
-        price_minor=terms["price"]["amount_minor"],
-        currency=terms["price"]["currency"],
-        inclusions=[i["kind"] for i in terms.get("inclusions", [])],
-        utilities=utilities_of(state),
-        attested=attested_of(state),
-        band=Decimal(state.rules["fair_band"]),
+        band=Decimal(policy.fair_band),
     )
 
 
@@ -98,24 +90,26 @@ def _evaluation(score: fairness.Score, round_: int, currency: str) -> Draft:
 
 def open_session(
     request: OpenSessionRequest,
-    policy: Mapping[str, Any],
+    policy: Policy | Mapping[str, Any],
     *,
     session_id: str,
     tenant_id: str,
-    mode: str,
+    mode: Mode,
     nonce: str,
     now: datetime,
 ) -> Decision | Refusal:
     """unknown_fairness_profile → currency_mismatch; then `session.accept`, the merchant's
     opening offer (round 0) and the arbiter's verdict on it. The policy is snapshotted in the
-    merchant's private record, so a later change of policy never changes a running session."""
+    merchant's private record, so a later change of policy never changes a running session;
+    it may be given as the store keeps it, a `Policy` dumped to JSON."""
+    policy = Policy.model_validate(policy)
     if not fairness.is_known_profile(request.fairness_profile):
         return _refuse(
             RefusalCode.UNKNOWN_FAIRNESS_PROFILE,
             f"The arbiter knows the fairness profiles {sorted(fairness.PROFILES)}.",
             allowed=sorted(fairness.PROFILES),
         )
-    currency = policy["currency"]
+    currency = policy.currency
     declared = request.buyer.declared
     if declared.currency is not None and declared.currency != currency:
         return _refuse(
@@ -123,16 +117,14 @@ def open_session(
             f"{request.sku} is sold in {currency}; declare that currency or none.",
             currency=currency,
         )
-    max_rounds = min(declared.max_rounds, policy["max_rounds"])
+    max_rounds = min(declared.max_rounds, policy.max_rounds)
     buyer_commitment: str = request.buyer.commitment or commit_set(EMPTY_SET)
     commitment_by = "buyer" if request.buyer.commitment else "server"
     ts = format_time(now)
     attested = {
-        "list_price": _money(policy["list_price_minor"], currency),
-        "inclusion_values": {
-            i["kind"]: _money(i["value_minor"], currency) for i in policy["inclusions"]
-        },
-        "t_target": _money(policy["reference_price_minor"], currency),
+        "list_price": _money(policy.list_price_minor, currency),
+        "inclusion_values": {i.kind: _money(i.value_minor, currency) for i in policy.inclusions},
+        "t_target": _money(policy.reference_price_minor, currency),
         "source": f"merchant catalogue: tenant {tenant_id}, sku {request.sku}; "
         "reference price declared by the merchant",
         "captured_at": ts,
@@ -142,8 +134,8 @@ def open_session(
         "sku": request.sku,
         "session_rules": {
             "max_rounds": max_rounds,
-            "fair_band": policy["fair_band"],
-            "round_timeout_seconds": policy["round_timeout_seconds"],
+            "fair_band": policy.fair_band,
+            "round_timeout_seconds": policy.round_timeout_seconds,
             "fairness_profile": request.fairness_profile,
         },
         "attested": attested,
@@ -156,11 +148,16 @@ def open_session(
             },
             "merchant": {
                 "agent_id": f"merchant:{tenant_id}",
-                "commitment": commit_set({"nonce": nonce, "floor_minor": policy["floor_minor"]}),
+                "commitment": commit_set({"nonce": nonce, "floor_minor": policy.floor_minor}),
             },
         },
     }
-    context = {"tenant_id": tenant_id, "mode": mode, "nonce": nonce, "policy": dict(policy)}
+    context = {
+        "tenant_id": tenant_id,
+        "mode": mode,
+        "nonce": nonce,
+        "policy": policy.model_dump(mode="json"),
+    }
     # The opening is computed on the state the session opens with, so it is scored alike.
     first = apply(None, Envelope(0, ts, "session.accept", ARBITER, accept, ""))
     price, inclusions = merchant.opening_offer(
@@ -169,7 +166,7 @@ def open_session(
         utilities=utilities_of(first),
     )
     terms = _terms(price, inclusions, currency)
-    score = _evaluate(first, terms)
+    score = evaluate(first, terms)
     return Decision(
         public=[
             Draft("session.accept", ARBITER, accept),
@@ -192,15 +189,12 @@ def _close(reason: str, detail: str | None) -> Draft:
 
 
 def decide_move(
-    state: SessionState,
-    move: OfferMove | AcceptMove | RejectMove | RevealMove,
-    *,
-    now: datetime,
-    handoff_code: str,
+    state: SessionState, move: BuyerMove, *, now: datetime, handoff_code: str
 ) -> Decision | Refusal:
     """session_ended → not_your_turn → nothing_to_accept (accept) → unattested_inclusion →
     price_not_above_inclusions → non_monotonic → (an offer past the last round closes the
-    session, unrecorded) → scored and recorded, with the replies it causes.
+    session, unrecorded) → scored and recorded, with the replies it causes. A reveal is
+    accepted after the end only (session_open).
 
     `handoff_code` is a discount code made by the caller, used only if this move makes an agreement
     under a policy that publishes its hand-off automatically."""
@@ -209,32 +203,27 @@ def decide_move(
         return decision
     return Decision(
         decision.public,
-        [*decision.private, _automatic_handoff(state, now=now, code=handoff_code)],
+        [*decision.private, automatic_handoff(state, now=now, code=handoff_code)],
         decision.notices,
     )
 
 
-def _automatic_handoff(state: SessionState, *, now: datetime, code: str) -> PrivateDraft:
-    assert state.merchant is not None
-    handoff = state.merchant.policy["handoff"]
-    if handoff["publish"] != "automatic":
-        return PrivateDraft(HANDOFF, Draft("handoff.awaited", ARBITER, {}))
-    value = (
-        code
-        if handoff["kind"] == "discount_code"
-        else f"{handoff['checkout_url']}?session_id={state.session_id}"
-    )
-    published = {
-        "kind": handoff["kind"],
-        "value": value,
-        "checkout_url": handoff["checkout_url"],
-        "expires_at": format_time(now + timedelta(seconds=handoff["ttl_seconds"])),
-    }
-    return PrivateDraft(HANDOFF, Draft("handoff.published", ARBITER, published))
+def decide_merchant(
+    state: SessionState, move: MerchantMove, *, now: datetime
+) -> Decision | Refusal:
+    """The merchant's two actions: publish the hand-off of an agreed session, or open its
+    commitment after the end."""
+    match move:
+        case HandoffRequest():
+            return publish(state, move, now=now)
+        case RevealRequest():
+            return merchant_reveal(state)
+    raise AssertionError(f"unknown merchant move {move!r}")
 
 
 def publish_handoff(state: SessionState, handoff: Mapping[str, Any]) -> Decision | Refusal:
-    """The merchant publishes a hand-off for an agreed session (manual policies)."""
+    """The merchant publishes a hand-off for an agreed session (manual policies), unchecked:
+    `decide_merchant` holds the rules."""
     if state.phase is not Phase.AGREED:
         return _refuse(RefusalCode.NOT_AGREED, "Only an agreed session has a hand-off.")
     return Decision(
@@ -242,9 +231,7 @@ def publish_handoff(state: SessionState, handoff: Mapping[str, Any]) -> Decision
     )
 
 
-def _decide_move(
-    state: SessionState, move: OfferMove | AcceptMove | RejectMove | RevealMove
-) -> Decision | Refusal:
+def _decide_move(state: SessionState, move: BuyerMove) -> Decision | Refusal:
     if isinstance(move, RevealMove):
         return _reveal(state, BUYER, move.private)
     if state.is_final:
@@ -288,7 +275,7 @@ def _offer(state: SessionState, move: OfferMove) -> Decision | Refusal:
     terms = _terms(move.price_minor, inclusions, currency)
     corrective = state.phase is Phase.CORRECTIVE
     round_ = state.round if corrective else state.round + 1
-    score = _evaluate(state, terms)
+    score = evaluate(state, terms)
     assert score.t_minor is not None  # every inclusion is attested and the currency is ours
     if score.t_minor <= 0:
         return _refuse(
@@ -353,7 +340,7 @@ def _merchant_answers(
         return [_agree(terms, MERCHANT, round_)]
     currency = terms["price"]["currency"]
     counter = _terms(answer.price_minor, answer.inclusions, currency)
-    counter_score = _evaluate(state, counter)
+    counter_score = evaluate(state, counter)
     return [
         Draft("offer.counter", AS_MERCHANT, {"round": round_, "terms": counter}),
         _evaluation(counter_score, round_, currency),
@@ -371,5 +358,5 @@ def _reveal(state: SessionState, party: str, private: Mapping[str, Any]) -> Deci
 def merchant_reveal(state: SessionState) -> Decision | Refusal:
     """The merchant opens the commitment the server made for it: `{nonce, floor_minor}`."""
     assert state.merchant is not None
-    opened = {"nonce": state.merchant.nonce, "floor_minor": state.merchant.policy["floor_minor"]}
+    opened = {"nonce": state.merchant.nonce, "floor_minor": state.merchant.policy.floor_minor}
     return _reveal(state, MERCHANT, opened)

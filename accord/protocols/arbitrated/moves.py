@@ -1,5 +1,6 @@
-"""What a buyer sends in an arbitrated session: the schema's OpenSessionRequest and Move
-(spec/arbitrated-session.schema.json), as strict models shared by every adapter."""
+"""What the parties send in an arbitrated session: the buyer's OpenSessionRequest and Move
+(spec/arbitrated-session.schema.json), and the merchant's hand-off and reveal
+(spec/arbitrated-rest.md, Endpoints), as strict models shared by every adapter."""
 
 import re
 from typing import Annotated, Any, Final, Literal
@@ -76,3 +77,22 @@ class RevealMove(Strict):
 
 
 Move = Annotated[OfferMove | AcceptMove | RejectMove | RevealMove, Field(discriminator="type")]
+
+BuyerMove = OfferMove | AcceptMove | RejectMove | RevealMove
+
+
+class HandoffRequest(Strict):
+    # `POST /v1/sessions/{id}/handoff`: the merchant's hand-off for an agreed session.
+    kind: Literal["discount_code", "invoice_url"]
+    value: str = Field(min_length=1, max_length=2000, description="A bearer secret.")
+    checkout_url: str = Field(min_length=1, max_length=2000)
+    expires_at: str = Field(description="RFC 3339.")
+
+
+class RevealRequest(Strict):
+    # `POST /v1/sessions/{id}/reveal`: empty, it opens the commitment the server made.
+    pass
+
+
+MerchantMove = HandoffRequest | RevealRequest
+Actor = Literal["buyer", "merchant"]

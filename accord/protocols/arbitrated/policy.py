@@ -199,14 +199,16 @@ def _inclusion_problems(inclusions: list[Inclusion]) -> dict[str, str]:
 
 def _handoff_problems(handoff: Handoff) -> dict[str, str]:
     problems: dict[str, str] = {}
-    if (problem := _url_problem(handoff.checkout_url)) is not None:
+    if (problem := url_problem(handoff.checkout_url)) is not None:
         problems["handoff.checkout_url"] = problem
     if not 1 <= handoff.ttl_seconds <= MAX_TTL_SECONDS:
         problems["handoff.ttl_seconds"] = f"1 to {MAX_TTL_SECONDS} seconds (365 days)"
     return problems
 
 
-def _url_problem(url: str) -> str | None:
+def url_problem(url: str) -> str | None:
+    """What is wrong with a URL a buyer is sent to, or None: it is absolute, `https` (plain
+    `http` only for localhost, for testing) and has no fragment."""
     invalid = "an absolute https URL, like https://shop.example.com/checkout"
     if len(url) > MAX_URL or any(c.isspace() or not c.isprintable() for c in url):
         return invalid

@@ -1,98 +1,103 @@
-"""Arbitrated sessions as a table of the kernel (`accord.core.protocol.Table`): the buyer's
-moves and the merchant's two actions, over the pure rules of `decide`."""
+"""Arbitrated sessions as a negotiation table (`accord.core.protocol.Table`): the buyer's moves
+and the merchant's actions decided in the spec's check order, with the buyer's silence past its
+timeout recorded first (spec/arbitrated-rest.md, Session flow)."""
 
-import base64
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Final, Literal, assert_never
+from typing import Any, Final
 
 from accord.core.envelope import Envelope
-from accord.core.protocol import Context, Decision, Mode
+from accord.core.protocol import Context, Decision
 from accord.core.refusals import Refusal, RefusalCode
 from accord.core.step import after_expiry
-from accord.protocols.arbitrated import decide
-from accord.protocols.arbitrated.apply import apply, apply_private
-from accord.protocols.arbitrated.moves import AcceptMove, OfferMove, RejectMove, RevealMove
-from accord.protocols.arbitrated.receipt import build_receipt, invariants, reveals_of
-from accord.protocols.arbitrated.state import PROTOCOL, Phase, SessionState, timeout_at
+from accord.protocols.arbitrated import apply, decide, invariants
+from accord.protocols.arbitrated.handoff import discount_code
+from accord.protocols.arbitrated.moves import (
+    AcceptMove,
+    Actor,
+    BuyerMove,
+    HandoffRequest,
+    MerchantMove,
+    OfferMove,
+    RejectMove,
+    RevealMove,
+    RevealRequest,
+)
+from accord.protocols.arbitrated.receipt import build_receipt
+from accord.protocols.arbitrated.state import (
+    BUYER,
+    MERCHANT,
+    PROTOCOL,
+    Mode,
+    Phase,
+    SessionState,
+    timeout_at,
+)
 from accord.protocols.arbitrated.views import session_view
 from accord.trust.receipts import ReceiptBody
 
-CODE_BYTES: Final = 10
-
-SERVER_KEPT: Final = (
-    "I1_bounded_rounds",
-    "I2_same_public_information",
-    "I4_monotonic_concession",
-    "I5_verdict_for_every_offer",
-    "I7_hash_chain",
-)
-
-BuyerMove = OfferMove | AcceptMove | RejectMove | RevealMove
-Actor = Literal["buyer", "merchant"]
+BUYER_MOVES: Final = (OfferMove, AcceptMove, RejectMove, RevealMove)
+MERCHANT_MOVES: Final = (HandoffRequest, RevealRequest)
+SESSION_NOT_FOUND: Final = Refusal(RefusalCode.SESSION_NOT_FOUND, "No such session for this key.")
 
 
-@dataclass(frozen=True)
-class PublishHandoff:
-    """The merchant's hand-off for an agreed session (policies that publish by hand)."""
-
-    handoff: Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class MerchantReveal:
-    """The merchant opens the commitment the server made for it."""
-
-
-SessionMove = BuyerMove | PublishHandoff | MerchantReveal
-
-
-def discount_code(entropy: bytes) -> str:
-    """At least 80 bits of entropy, grouped for people: ACC-7F3K-9QXM-2WPD-H4TA."""
-    assert len(entropy) >= CODE_BYTES, "the kernel draws at least 10 bytes"
-    letters = base64.b32encode(entropy[:CODE_BYTES]).decode()
-    return "ACC-" + "-".join(letters[i : i + 4] for i in range(0, 16, 4))
+def _wrong_actor(move: BuyerMove | MerchantMove, actor: Actor) -> Refusal | None:
+    """A merchant key may read a session, never move in it; a session token may not act for
+    the merchant."""
+    if actor == BUYER and not isinstance(move, BUYER_MOVES):
+        return Refusal(
+            RefusalCode.FORBIDDEN,
+            "Only the merchant's secret key may do that.",
+            {"allowed": ["secret"]},
+        )
+    if actor == MERCHANT and not isinstance(move, MERCHANT_MOVES):
+        return Refusal(RefusalCode.FORBIDDEN, "Only this session's token may do that.")
+    return None
 
 
 class ArbitratedTable:
-    name = PROTOCOL
-    state_type = SessionState
-    not_found = Refusal(RefusalCode.SESSION_NOT_FOUND, "No such session for this key.")
+    """`decide(state, move, actor, context)` takes the buyer's `OfferMove`, `AcceptMove`,
+    `RejectMove` and `RevealMove` as "buyer", and the merchant's `HandoffRequest` and
+    `RevealRequest` as "merchant". `context.entropy` (at least 10 bytes) makes the discount
+    code of an automatic hand-off."""
 
-    def __init__(self, *, base_url: str) -> None:
+    name: str = PROTOCOL
+    state_type: type[SessionState] = SessionState
+    not_found: Refusal = SESSION_NOT_FOUND
+
+    def __init__(self, base_url: str) -> None:
         self.base_url = base_url
 
     def decide(
-        self, state: SessionState, move: SessionMove, actor: Actor, context: Context
+        self,
+        state: SessionState,
+        move: BuyerMove | MerchantMove,
+        actor: Actor,
+        context: Context,
     ) -> Decision | Refusal:
-        """A timeout due closes the session first; then the move, on what it leads to."""
-        now = context.now
-        rule: Callable[[SessionState], Decision | Refusal]
-        match move:
-            case OfferMove() | AcceptMove() | RejectMove() | RevealMove():
-                code = discount_code(context.entropy)
+        """forbidden (the move is not the actor's) → the timeout, when due, is recorded and
+        the move decided on the closed session (most are refused session_ended; a reveal
+        comes after it) → the move, in its own check order."""
+        if (refusal := _wrong_actor(move, actor)) is not None:
+            return refusal
+        expired = decide.expire(state, now=context.now)
+        if expired is None:
+            return self._decide(state, move, context)
+        return after_expiry(self, state, expired, context, lambda s: self._decide(s, move, context))
 
-                def rule(s: SessionState) -> Decision | Refusal:
-                    return decide.decide_move(s, move, now=now, handoff_code=code)
-
-            case PublishHandoff(handoff):
-
-                def rule(s: SessionState) -> Decision | Refusal:
-                    return decide.publish_handoff(s, handoff)
-
-            case MerchantReveal():
-                rule = decide.merchant_reveal
-            case _:
-                assert_never(move)
-        due = self.expire(state, now)
-        return rule(state) if due is None else after_expiry(self, state, due, context, rule)
+    def _decide(
+        self, state: SessionState, move: BuyerMove | MerchantMove, context: Context
+    ) -> Decision | Refusal:
+        if isinstance(move, MERCHANT_MOVES):
+            return decide.decide_merchant(state, move, now=context.now)
+        code = discount_code(context.entropy)
+        return decide.decide_move(state, move, now=context.now, handoff_code=code)
 
     def apply(self, state: SessionState | None, envelope: Envelope) -> SessionState:
-        return apply(state, envelope)
+        return apply.apply(state, envelope)
 
     def apply_private(self, state: SessionState, party: str, record: Envelope) -> SessionState:
-        return apply_private(state, party, record)
+        return apply.apply_private(state, party, record)
 
     def expire(self, state: SessionState, now: datetime) -> Decision | None:
         return decide.expire(state, now=now)
@@ -107,18 +112,24 @@ class ArbitratedTable:
         return timeout_at(state)
 
     def view(self, state: SessionState, party: str) -> dict[str, Any]:
+        """The SessionView, the same for the buyer and the merchant's secret key, with
+        `events` empty: a caller puts there the envelopes its call appended, and the whole
+        chain in `log` on a plain read."""
         return session_view(state, base_url=self.base_url)
 
     def notice_fields(self, negotiation_id: str, state: SessionState) -> Mapping[str, Any]:
         return {"session_id": negotiation_id}
 
     def scope(self, state: SessionState) -> str | None:
-        return f"tenant:{state.merchant.tenant_id}:{state.mode}" if state.merchant else None
+        """The session's tenant and mode: the merchant's secret key follows all of them."""
+        if state.merchant is None:
+            return None
+        return f"tenant:{state.merchant.tenant_id}:{state.merchant.mode}"
 
     def broken_invariants(
         self, before: SessionState | None, after: SessionState, appended: Sequence[Envelope]
     ) -> Sequence[str]:
-        return ()  # checked against the whole log by the sessions service, until incremental
+        return invariants.broken_invariants(before, after, appended)
 
     def receipt(
         self,
@@ -128,23 +139,21 @@ class ArbitratedTable:
         arbiter_id: str,
         retention_days: int,
     ) -> ReceiptBody:
+        """The receipt's members and what is signed; an agreement's receipt reports I6 kept,
+        for it is signed as soon as it is made."""
         body = build_receipt(state, log, arbiter_id=arbiter_id, retention_days=retention_days)
-        if body.signed_payload is not None:
-            body.members["invariants"]["I6_signed_artifact"] = True
-        return body
+        if body.signed_payload is None:
+            return body
+        kept = body.members["invariants"] | {invariants.I6: True}
+        return ReceiptBody(body.members | {"invariants": kept}, body.signed_payload)
 
     def signing_mode(self, state: SessionState) -> Mode:
-        return "test" if state.mode == "test" else "live"
+        return state.mode
 
     def served_receipt(self, state: SessionState, receipt: dict[str, Any]) -> dict[str, Any]:
-        """Reveals come after the signature; I3 (a reveal must open its commitment) is judged
-        on them, outside the signed payload."""
-        reveals = reveals_of(state)
+        """The stored receipt with the reveals made since: they come after the signature,
+        and I3 (every reveal opens its commitment) is judged on them, outside what is signed."""
+        reveals = invariants.reveals_of(state)
         held = all(r["matches"] for r in reveals)
-        kept = receipt["invariants"] | {"I3_commitments_unchanged": held}
+        kept = receipt["invariants"] | {invariants.I3: held}
         return receipt | {"reveals": reveals, "invariants": kept}
-
-
-def broken(state: SessionState, log: Sequence[Envelope]) -> list[str]:
-    kept = invariants(state, log)
-    return sorted(n for n in SERVER_KEPT if not kept[n])

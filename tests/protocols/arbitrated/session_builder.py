@@ -1,30 +1,37 @@
 """A builder for the arbitrated session rules: a `Session` that opens from a policy dict and a
-request, then decides, links and folds every move like the application layer does, with a
-fixed clock that moves only when a test says so (spec/arbitrated-rest.md, Session flow)."""
+request, then runs every move through `ArbitratedTable` on the in-memory `Log` of
+`accord.core.step`, the step the server runs, with a fixed clock that moves only when a test
+says so (spec/arbitrated-rest.md, Session flow)."""
 
-import itertools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
-from accord.core.chain import ChainHead, advance, link, verify_chain
+from accord.core.chain import verify_chain
 from accord.core.envelope import Envelope
-from accord.core.protocol import Decision
+from accord.core.protocol import Context, Decision
 from accord.core.refusals import Refusal
-from accord.core.times import format_time
+from accord.core.step import Log
 from accord.protocols.arbitrated import decide
-from accord.protocols.arbitrated.apply import apply, apply_private, replay
+from accord.protocols.arbitrated.apply import replay
+from accord.protocols.arbitrated.handoff import claim, discount_code
 from accord.protocols.arbitrated.moves import (
     AcceptMove,
+    Actor,
+    BuyerMove,
+    HandoffRequest,
+    MerchantMove,
     OfferMove,
     OpenSessionRequest,
     RejectMove,
     RevealMove,
+    RevealRequest,
 )
 from accord.protocols.arbitrated.policy import Policy, policy_problems
-from accord.protocols.arbitrated.state import SessionState
+from accord.protocols.arbitrated.state import HandoffRecord, SessionState
+from accord.protocols.arbitrated.table import ArbitratedTable
 from accord.protocols.arbitrated.views import session_view
 
 START = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
@@ -32,9 +39,9 @@ BASE_URL = "https://accord.test"
 SESSION_ID = "ses_test"
 TENANT_ID = "ten_test"
 MERCHANT_NONCE = "nonce-merchant-Qm9vZ2xlLXNlY3JldC1ub25jZQ"
-HANDOFF_CODE = "ACC-TEST-CODE-0000-0000"
-
-BuyerMove = OfferMove | AcceptMove | RejectMove | RevealMove
+ENTROPY: Final = bytes(range(32))
+HANDOFF_CODE: Final = discount_code(ENTROPY)
+TABLE: Final = ArbitratedTable(BASE_URL)
 
 
 def policy(**overrides: Any) -> dict[str, Any]:
@@ -86,23 +93,28 @@ def request(
     )
 
 
+@dataclass(frozen=True)
+class Step:
+    """One accepted step: the state before it, after it, and the envelopes it appended."""
+
+    before: SessionState | None
+    after: SessionState
+    appended: tuple[Envelope, ...]
+
+
 @dataclass
 class Session:
-    """One session driven through the pure protocol: every accepted decision is numbered,
-    linked into envelopes (the public log, and each party's private records) and folded into
-    the state; a refusal leaves everything as it was."""
+    """One session on the table's real rules and a real chain: every accepted decision is
+    appended and folded; a refusal leaves everything as it was. After each step the chain
+    verifies, the state is the fold of the records, and no server-kept invariant is broken
+    (the server refuses to record such a step)."""
 
     policy: dict[str, Any] = field(default_factory=policy)
-    now: datetime = START
     nonce: str = MERCHANT_NONCE
-    state: SessionState | None = None
-    log: list[Envelope] = field(default_factory=list)
-    private: list[tuple[str, Envelope]] = field(default_factory=list)
+    negotiation: Log[SessionState] = field(default_factory=lambda: Log(TABLE, START))
     events: list[Envelope] = field(default_factory=list)
     """The public envelopes the last accepted call appended."""
-    head: ChainHead = field(default_factory=ChainHead)
-    private_heads: dict[str, ChainHead] = field(default_factory=dict)
-    _ids: Iterator[int] = field(default_factory=itertools.count)
+    steps: list[Step] = field(default_factory=list)
 
     # -- driving the session -------------------------------------------------------------
 
@@ -111,7 +123,7 @@ class Session:
         return self._record(
             decide.open_session(
                 request() if body is None else body,
-                self.policy,
+                Policy.model_validate(self.policy),
                 session_id=SESSION_ID,
                 tenant_id=TENANT_ID,
                 mode="test",
@@ -124,9 +136,7 @@ class Session:
         return accepted(self.try_open(body))
 
     def try_move(self, move: BuyerMove) -> Decision | Refusal:
-        return self._record(
-            decide.decide_move(self.current, move, now=self.now, handoff_code=HANDOFF_CODE)
-        )
+        return self.decide(move, "buyer")
 
     def try_offer(self, price_minor: int, *inclusions: str) -> Decision | Refusal:
         return self.try_move(
@@ -152,23 +162,50 @@ class Session:
         return self.try_move(RevealMove(type="reveal", private=dict(private)))
 
     def try_merchant_reveal(self) -> Decision | Refusal:
-        return self._record(decide.merchant_reveal(self.current))
+        return self.decide(RevealRequest(), "merchant")
+
+    def try_publish(self, **handoff: Any) -> Decision | Refusal:
+        """The merchant's hand-off: `kind`, `value`, `checkout_url`, `expires_at`."""
+        return self.decide(HandoffRequest.model_validate(handoff), "merchant")
+
+    def claim(self) -> HandoffRecord | Refusal:
+        return claim(self.current)
 
     def expire(self) -> Decision | None:
-        decision = decide.expire(self.current, now=self.now)
+        decision = TABLE.expire(self.current, self.now)
         if decision is not None:
             self._record(decision)
         return decision
 
     def advance_time(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
+        self.negotiation.now += timedelta(**delta)
 
     # -- reading it ----------------------------------------------------------------------
+
+    @property
+    def now(self) -> datetime:
+        return self.negotiation.now
+
+    @property
+    def state(self) -> SessionState | None:
+        return self.negotiation.state
+
+    @state.setter
+    def state(self, state: SessionState) -> None:
+        self.negotiation.state = state
 
     @property
     def current(self) -> SessionState:
         assert self.state is not None, "open the session first"
         return self.state
+
+    @property
+    def log(self) -> list[Envelope]:
+        return self.negotiation.envelopes
+
+    @property
+    def private(self) -> list[tuple[str, Envelope]]:
+        return self.negotiation.private
 
     @property
     def types(self) -> list[str]:
@@ -194,30 +231,26 @@ class Session:
         public = [self.view(), [e.to_json() for e in self.log]]
         return json.dumps(public, ensure_ascii=False, sort_keys=True)
 
-    # -- the machinery -------------------------------------------------------------------
+    # -- the step ------------------------------------------------------------------------
+
+    def decide(self, move: BuyerMove | MerchantMove, actor: Actor) -> Decision | Refusal:
+        """Any move by either party, as the table decides it."""
+        return self._record(TABLE.decide(self.current, move, actor, Context(self.now, ENTROPY)))
 
     def _record(self, result: Decision | Refusal) -> Decision | Refusal:
         if isinstance(result, Refusal):
             return result
-        ts = format_time(self.now)
-        events: list[Envelope] = []
-        for draft in result.public:
-            envelope = link(self.head, draft, ts=ts, message_id=f"msg_{next(self._ids)}")
-            self.head = advance(envelope)
-            self.log.append(envelope)
-            events.append(envelope)
-            self.state = apply(self.state, envelope)
-        for item in result.private:
-            head = self.private_heads.get(item.party, ChainHead())
-            record = link(head, item.draft, ts=ts, message_id=f"msg_{next(self._ids)}")
-            self.private_heads[item.party] = advance(record)
-            self.private.append((item.party, record))
-            self.state = apply_private(self.current, item.party, record)
-        self.events = events
+        before, length = self.state, len(self.log)
+        recorded = self.negotiation.record(result)
+        appended = tuple(self.log[length:])
+        self.events = list(appended)
+        self.steps.append(Step(before, self.current, appended))
         # The log is the truth: the chain verifies and the state is its fold.
         verify_chain([e.to_json() for e in self.log])
-        assert replay(self.log, self.private) == self.state
-        return result
+        assert replay(self.log, self.private) == self.current
+        broken = TABLE.broken_invariants(before, self.current, appended)
+        assert not broken, f"the server would refuse to record this step: {broken}"
+        return recorded
 
 
 def accepted(result: Decision | Refusal) -> Decision:

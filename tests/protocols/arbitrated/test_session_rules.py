@@ -19,13 +19,18 @@ import pytest
 from accord.core.commit import is_opening
 from accord.core.envelope import Envelope
 from accord.core.refusals import RefusalCode
-from accord.protocols.arbitrated.moves import AcceptMove, OfferMove, RejectMove, RevealMove
+from accord.protocols.arbitrated.moves import (
+    AcceptMove,
+    BuyerMove,
+    OfferMove,
+    RejectMove,
+    RevealMove,
+)
 from accord.protocols.arbitrated.receipt import build_receipt, invariants
 from accord.protocols.arbitrated.state import Phase
 from accord.trust.commitments import commit_set
 from tests.protocols.arbitrated.session_builder import (
     MERCHANT_NONCE,
-    BuyerMove,
     Session,
     policy,
     refused,
