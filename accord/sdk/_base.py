@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Generic
 
 import httpx
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from accord import __version__
 from accord.sdk._errors import INVALID_RESPONSE, NETWORK_ERROR, TIMEOUT, AccordError
@@ -249,7 +249,7 @@ class BaseClient:
         self._state = ClientState.OPENED
 
 
-def _checked(adapter: Any, body: Mapping[str, Any] | BaseModel | None) -> BaseModel:
+def _checked(adapter: TypeAdapter[Any], body: Mapping[str, Any] | BaseModel | None) -> BaseModel:
     """The body as the operation's strict model, or the refusal the server would give."""
     try:
         model: BaseModel = adapter.validate_python(

@@ -141,6 +141,7 @@ def next_event(
 ) -> Event | None:
     """The first event after `after`, or None when none comes within `timeout` seconds."""
     deadline = time.monotonic() + timeout
+    breaks = 0
     while (remaining := deadline - time.monotonic()) > 0:
         read_timeout = max(remaining, SLACK_SECONDS)
         response = client._send(build(after, read_timeout), stream=True)
@@ -152,13 +153,18 @@ def next_event(
                 if left <= 0:
                     return None
                 if left < read_timeout - SLACK_SECONDS:
+                    breaks = 0
                     break  # a keep-alive came: wait again, no longer than the deadline
+            else:
+                breaks += 1  # the server ended the stream
         except httpx.ReadTimeout:
             return None
         except httpx.TransportError:
-            pass  # the stream broke: open it again while time remains
+            breaks += 1  # the stream broke
         finally:
             response.close()
+        if breaks:  # open it again while time remains, not at once
+            client._sleep(min(client._backoff(breaks - 1), max(deadline - time.monotonic(), 0)))
     return None
 
 

@@ -79,8 +79,11 @@ class Streams:
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body())
 
 
-def _seat(streams: Streams) -> RoomSeat:
-    client = Accord(URL, transport=httpx.MockTransport(streams), sleep=Waits().sleep)
+def _seat(streams: Streams, waits: Waits | None = None) -> RoomSeat:
+    waits = waits or Waits()
+    client = Accord(
+        URL, transport=httpx.MockTransport(streams), sleep=waits.sleep, jitter=waits.cap
+    )
     return RoomSeat(client, "seat_x", "room_1")
 
 
@@ -105,6 +108,16 @@ def test_a_dropped_stream_resumes_after_the_last_event() -> None:
     got = list(islice(seat.events(), 2))
     assert [e.id for e in got] == [3, 5]
     assert streams.resumed_after == ["2", "3", "3"]
+
+
+def test_a_wait_opens_an_ended_stream_again_after_a_pause() -> None:
+    streams, waits = Streams([": hello\n\n"], [frame(4, {"type": "your_turn"})]), Waits()
+    seat = _seat(streams, waits)
+    seat.last_event_id = 3
+    event = seat.next_event(timeout=30)
+    assert event is not None and event.id == 4 and seat.last_event_id == 4
+    assert streams.resumed_after == ["3", "3"]
+    assert waits.seconds == [0.5]
 
 
 def test_a_multi_line_data_frame() -> None:
