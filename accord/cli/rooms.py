@@ -1,4 +1,4 @@
-"""`accord rooms`: a room from a terminal, over HTTP (spec/rooms-api.md).
+"""`accord rooms`: a room from a terminal, over HTTP through `accord.sdk` (spec/rooms-api.md).
 
 The tokens that `open` and `join` receive are kept in the credentials file and picked by room
 id. The person at the terminal is the seat's owner, so commands use the owner token unless
@@ -6,10 +6,14 @@ id. The person at the terminal is the seat's owner, so commands use the owner to
 issued it.
 """
 
+import contextlib
+import functools
+import inspect
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, NoReturn, TypeVar
 
 import typer
 from rich.table import Table
@@ -18,8 +22,8 @@ from accord.cli import credentials as store
 from accord.cli.credentials import Credential, CredentialsError, TokenKind
 from accord.cli.options import Json, Server
 from accord.cli.output import err, out, print_json
-from accord.cli.remote import call, fail, trouble
 from accord.cli.room_display import (
+    clean,
     print_opening,
     print_room,
     show_line,
@@ -34,6 +38,7 @@ from accord.cli.room_input import (
     parse_terms,
 )
 from accord.protocols.rooms.state import MoveType
+from accord.sdk import Accord, AccordError, AwaitingOwner, JoinedRoom, RoomSeat
 
 app = typer.Typer(
     name="rooms",
@@ -44,6 +49,7 @@ app = typer.Typer(
 
 DEFAULT_SERVER: Final = "http://127.0.0.1:8000"
 LIST_BATCH: Final = 200  # ListRequest takes at most 200 tokens
+R = TypeVar("R")
 
 CredentialsPath = Annotated[
     Path,
@@ -93,16 +99,136 @@ RoomId = Annotated[
 ]
 
 
-# -- talking to the server ---------------------------------------------------------------
+# -- the options every command shares, and talking to the server -------------------------
 
 
-def _server_url(server: str) -> str:
-    return server.rstrip("/")
+@dataclass(frozen=True)
+class RoomOptions:
+    """Where a command talks, with which token, and how it prints."""
+
+    server: str
+    server_is_explicit: bool  # given with --server or ACCORD_SERVER, not the default
+    credentials: Path
+    token: str | None
+    kind: TokenKind
+    as_json: bool
+
+    @property
+    def url(self) -> str:
+        return self.server.rstrip("/")
+
+    @contextlib.contextmanager
+    def client(self, url: str | None = None) -> Iterator[Accord]:
+        """A client for `url` (by default --server); a failed request ends the command."""
+        url = url or self.url
+        with answering(url, as_json=self.as_json), Accord(url) as client:
+            yield client
+
+    @contextlib.contextmanager
+    def seat(self, room_id: str) -> Iterator[RoomSeat]:
+        """The seat of `room_id`: --token, else the stored token of --as, asked of the server
+        that issued it."""
+        url, token = self.where(room_id)
+        with self.client(url) as client:
+            yield client.rooms.seat(token, room_id=room_id)
+
+    def where(self, room_id: str) -> tuple[str, str]:
+        """The server to ask about `room_id` and the token to send: a stored token goes only
+        to the server that issued it."""
+        if self.token:
+            return self.url, self.token
+        stored = _load(self.credentials).get(room_id)
+        if stored is None:
+            trouble(
+                f"no token for room {room_id} in {self.credentials}; pass --token, or "
+                "--credentials with the file that open or join wrote",
+                exit_code=2,
+            )
+        if self.server_is_explicit and self.url != stored.server:
+            trouble(
+                f"room {room_id} belongs to {stored.server}; its tokens are not sent to "
+                f"{self.url} (pass --token to do so on purpose)",
+                exit_code=2,
+            )
+        return stored.server, stored.token(self.kind)
 
 
-def _is_explicit(ctx: typer.Context, name: str) -> bool:
-    source = ctx.get_parameter_source(name)
-    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+_SHARED: Final = (
+    ("server", Server, DEFAULT_SERVER),
+    ("credentials", CredentialsPath, store.DEFAULT_PATH),
+    ("token", Token, None),
+    ("kind", As, TokenKind.OWNER),
+    ("as_json", Json, False),
+)
+_SEATLESS: Final = frozenset({"token", "kind"})
+
+
+def room_options(*, seat: bool = True) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """Give a rooms command the options they all share, after its own, and hand it them as
+    `options` (as sqlite-utils' `output_options`): --server, --credentials and --json, and
+    for a seat's commands --token and --as."""
+    shared = [option for option in _SHARED if seat or option[0] not in _SEATLESS]
+
+    def decorate(fn: Callable[..., R]) -> Callable[..., R]:
+        signature = inspect.signature(fn)
+        own = [p for p in signature.parameters.values() if p.name != "options"]
+        added = [
+            inspect.Parameter(
+                name, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default
+            )
+            for name, kind, default in shared
+        ]
+        context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)
+
+        @functools.wraps(fn)
+        def command(ctx: typer.Context, **kwargs: Any) -> R:
+            values = {name: kwargs.pop(name) for name, _, _ in shared}
+            source = ctx.get_parameter_source("server")
+            options = RoomOptions(
+                server=values["server"],
+                server_is_explicit=source is not None
+                and source.name not in ("DEFAULT", "DEFAULT_MAP"),
+                credentials=values["credentials"],
+                token=values.get("token"),
+                kind=values.get("kind", TokenKind.OWNER),
+                as_json=values["as_json"],
+            )
+            return fn(options=options, **kwargs)
+
+        command.__signature__ = signature.replace(parameters=[*own, *added, context])  # type: ignore[attr-defined]  # read by Typer
+        return command
+
+    return decorate
+
+
+@contextlib.contextmanager
+def answering(server: str, *, as_json: bool) -> Iterator[None]:
+    """Any AccordError ends the command (DESIGN.md, Command line): a refusal exits 1 with
+    `error: <message> (<code>)`, or the error body itself under --json; a server that cannot
+    be reached, or answers as no Accord server does, exits 1 with a line on stderr only."""
+    try:
+        yield
+    except AccordError as error:
+        if error.is_refusal:
+            fail(error.message, error.code, as_json=as_json, body=error.to_json())
+        if error.code == "invalid_response":
+            trouble(f"{server} answered HTTP {error.status} without an Accord body; is it one?")
+        trouble(f"cannot reach the Accord server at {server}: {error.__cause__ or error.message}")
+
+
+def fail(message: str, code: str, *, as_json: bool, body: Any = None) -> NoReturn:
+    """A refusal: the error body on stdout under --json, else `error: <message> (<code>)`."""
+    if as_json:
+        print_json(body if body is not None else {"error": {"code": code, "message": message}})
+    else:
+        err.print(f"error: {clean(message)} ({clean(code)})", markup=False, soft_wrap=True)
+    raise typer.Exit(1)
+
+
+def trouble(message: str, *, exit_code: int = 1) -> NoReturn:
+    """Not a refusal (an unreachable server, a bad credentials file): stderr only."""
+    err.print(f"error: {message}", markup=False, soft_wrap=True)
+    raise typer.Exit(exit_code)
 
 
 def _load(path: Path) -> dict[str, Credential]:
@@ -117,34 +243,6 @@ def _load(path: Path) -> dict[str, Credential]:
         return store.load(path)
     except CredentialsError as exc:
         trouble(str(exc))
-
-
-def _seat(
-    ctx: typer.Context,
-    room_id: str,
-    *,
-    server: str,
-    credentials: Path,
-    token: str | None,
-    kind: TokenKind,
-) -> tuple[str, str]:
-    """The server to ask and the token to send for `room_id`."""
-    if token:
-        return _server_url(server), token
-    stored = _load(credentials).get(room_id)
-    if stored is None:
-        trouble(
-            f"no token for room {room_id} in {credentials}; pass --token, or --credentials "
-            "with the file that open or join wrote",
-            exit_code=2,
-        )
-    if _is_explicit(ctx, "server") and _server_url(server) != stored.server:
-        trouble(
-            f"room {room_id} belongs to {stored.server}; its tokens are not sent to "
-            f"{_server_url(server)} (pass --token to do so on purpose)",
-            exit_code=2,
-        )
-    return stored.server, stored.token(kind)
 
 
 def _keep(path: Path, room_id: str, credential: Credential, answer: Mapping[str, Any]) -> None:
@@ -177,26 +275,26 @@ def _keep(path: Path, room_id: str, credential: Credential, answer: Mapping[str,
 # -- the commands ------------------------------------------------------------------------
 
 
-def _take_seat(
-    credentials: Path, url: str, answer: Mapping[str, Any], *, as_json: bool
-) -> Mapping[str, Any]:
+def _take_seat(options: RoomOptions, joined: JoinedRoom[RoomSeat]) -> Mapping[str, Any]:
     """Keep the seat's tokens from an open or a join (printing the answer first under --json,
     so that a token is never lost to a failed write) and return the room."""
+    answer = joined.to_json()
     room: Mapping[str, Any] = answer["room"]
     credential = Credential(
         seat=room["seat"],
         seat_token=answer["seat_token"],
         owner_token=answer["owner_token"],
         name=room["name"],
-        server=url,
+        server=options.url,
     )
-    if as_json:
+    if options.as_json:
         print_json(answer)
-    _keep(credentials, room["room_id"], credential, answer)
+    _keep(options.credentials, room["room_id"], credential, answer)
     return room
 
 
 @app.command("open")
+@room_options(seat=False)
 def open_room(
     schema: Annotated[
         str,
@@ -220,90 +318,84 @@ def open_room(
     ] = None,
     deadline: Deadline = None,
     message: Message = None,
-    server: Server = DEFAULT_SERVER,
-    credentials: CredentialsPath = store.DEFAULT_PATH,
-    as_json: Json = False,
+    *,
+    options: RoomOptions,
 ) -> None:
     """Open a room; print it, the invite for the other party and your limits opening."""
     subject_schema = parse_schema(schema)
-    body: dict[str, Any] = {"subject_schema": subject_schema}
-    if subject:
-        body["subject"] = parse_terms(subject, subject_schema, "--subject")
-    if limits is not None:
-        body["limits"] = json_object(limits, "--limits")
-    for key, value in (("title", title), ("deadline", deadline), ("message", message)):
-        if value is not None:
-            body[key] = value
-    _load(credentials)  # a broken credentials file stops us before the server makes tokens
-    url = _server_url(server)
-    _, answer = call(url, "POST", "/v1/rooms", body=body, as_json=as_json)
-    room = _take_seat(credentials, url, answer, as_json=as_json)
-    if as_json:
+    terms = parse_terms(subject, subject_schema, "--subject") if subject else None
+    private = json_object(limits, "--limits") if limits is not None else None
+    _load(options.credentials)  # a broken credentials file stops us before the server makes tokens
+    with options.client() as client:
+        opened = client.rooms.open(
+            subject_schema,
+            subject=terms,
+            limits=private,
+            title=title,
+            deadline=deadline,
+            message=message,
+        )
+    room = _take_seat(options, opened)
+    if options.as_json:
         return
     print_room(room)
-    invite = answer["invite"]
+    invite = opened.to_json()["invite"]
     show_line(
         styled(f"invite for the other party (single use, expires {invite['expires_at']})", "bold")
     )
     show_line(styled(f"  token  {invite['token']}"))
     show_line(styled(f"  url    {invite['url']}"))
     show_line(styled(f"  they run: accord rooms join {invite['token']}"))
-    print_opening(subject_schema, answer["limits_opening"])
+    print_opening(subject_schema, opened.to_json()["limits_opening"])
 
 
 @app.command()
+@room_options(seat=False)
 def join(
     invite: Annotated[
         str, typer.Argument(help="The invite token, or the invite URL, from the other party.")
     ],
     limits: Limits = None,
-    server: Server = DEFAULT_SERVER,
-    credentials: CredentialsPath = store.DEFAULT_PATH,
-    as_json: Json = False,
+    *,
+    options: RoomOptions,
 ) -> None:
     """Join a room with the invite the other party gave you."""
-    body: dict[str, Any] = {"invite_token": invite_token(invite)}
-    if limits is not None:
-        body["limits"] = json_object(limits, "--limits")
-    _load(credentials)
-    url = _server_url(server)
-    _, answer = call(url, "POST", "/v1/rooms/join", body=body, as_json=as_json)
-    room = _take_seat(credentials, url, answer, as_json=as_json)
-    if as_json:
+    private = json_object(limits, "--limits") if limits is not None else None
+    _load(options.credentials)
+    with options.client() as client:
+        joined = client.rooms.join(invite_token(invite), limits=private)
+    room = _take_seat(options, joined)
+    if options.as_json:
         return
     print_room(room)
-    print_opening(room.get("subject_schema") or {}, answer["limits_opening"])
+    print_opening(room.get("subject_schema") or {}, joined.to_json()["limits_opening"])
 
 
 @app.command("list")
+@room_options()
 def list_rooms(
-    ctx: typer.Context,
     include_closed: Annotated[
         bool, typer.Option("--all", help="Include agreed, closed and expired rooms.")
     ] = False,
-    server: Server = DEFAULT_SERVER,
-    credentials: CredentialsPath = store.DEFAULT_PATH,
-    token: Token = None,
-    kind: As = TokenKind.OWNER,
-    as_json: Json = False,
+    *,
+    options: RoomOptions,
 ) -> None:
     """The rooms your stored tokens open (each asked of the server that issued it)."""
     by_server: dict[str, list[str]] = {}
-    if token:
-        by_server[_server_url(server)] = [token]
+    if options.token:
+        by_server[options.url] = [options.token]
     else:
-        for credential in _load(credentials).values():
-            by_server.setdefault(credential.server, []).append(credential.token(kind))
-        if _is_explicit(ctx, "server") or not by_server:
-            url = _server_url(server)
-            by_server = {url: by_server.get(url, [])}
+        for credential in _load(options.credentials).values():
+            by_server.setdefault(credential.server, []).append(credential.token(options.kind))
+        if options.server_is_explicit or not by_server:
+            by_server = {options.url: by_server.get(options.url, [])}
     rooms: list[Any] = []
     for url, tokens in by_server.items():
-        for start in range(0, max(len(tokens), 1), LIST_BATCH):
-            body = {"tokens": tokens[start : start + LIST_BATCH], "include_closed": include_closed}
-            _, answer = call(url, "POST", "/v1/rooms/list", body=body, as_json=as_json)
-            rooms += answer["rooms"]
-    if as_json:
+        with options.client(url) as client:
+            for start in range(0, max(len(tokens), 1), LIST_BATCH):
+                batch = tokens[start : start + LIST_BATCH]
+                rooms += client.rooms.list(batch, include_closed=include_closed).to_json()["rooms"]
+    if options.as_json:
         print_json({"rooms": rooms})
         return
     if not rooms:
@@ -326,29 +418,20 @@ def list_rooms(
 
 
 @app.command()
-def show(
-    ctx: typer.Context,
-    room_id: RoomId,
-    server: Server = DEFAULT_SERVER,
-    credentials: CredentialsPath = store.DEFAULT_PATH,
-    token: Token = None,
-    kind: As = TokenKind.OWNER,
-    as_json: Json = False,
-) -> None:
+@room_options()
+def show(room_id: RoomId, *, options: RoomOptions) -> None:
     """The room as your seat sees it."""
-    url, secret = _seat(
-        ctx, room_id, server=server, credentials=credentials, token=token, kind=kind
-    )
-    _, room = call(url, "GET", f"/v1/rooms/{room_id}", token=secret, as_json=as_json)
-    if as_json:
+    with options.seat(room_id) as seat:
+        room = seat.view().to_json()
+    if options.as_json:
         print_json(room)
         return
     print_room(room)
 
 
 @app.command()
+@room_options()
 def move(
-    ctx: typer.Context,
     room_id: RoomId,
     move_type: Annotated[
         MoveType,
@@ -391,65 +474,56 @@ def move(
             show_default="none",
         ),
     ] = None,
-    server: Server = DEFAULT_SERVER,
-    credentials: CredentialsPath = store.DEFAULT_PATH,
-    token: Token = None,
-    kind: As = TokenKind.OWNER,
-    as_json: Json = False,
+    *,
+    options: RoomOptions,
 ) -> None:
     """Make a move. Your owner token's approve, reject and cancel apply at once; an agent's
     wait for the owner's confirmation."""
-    url, secret = _seat(
-        ctx, room_id, server=server, credentials=credentials, token=token, kind=kind
-    )
-    body: dict[str, Any] = {"type": move_type}
-    needs_room = (terms and not (len(terms) == 1 and looks_like_json(terms[0]))) or (
-        move_type == "approve" and subject_hash is None
-    )
-    room: Mapping[str, Any] = {}
-    if needs_room:
-        _, room = call(url, "GET", f"/v1/rooms/{room_id}", token=secret, as_json=as_json)
-    if terms:
-        body["terms"] = parse_terms(terms, room.get("subject_schema") or {}, "--terms")
-    if move_type == "approve" and subject_hash is None and room.get("table"):
-        subject_hash = room["table"]["subject_hash"]
-        err.print(
-            f"approving the terms on the table at seq {room.get('seq')}: "
-            f"{terms_inline(room.get('subject_schema') or {}, room['table']['terms'])} "
-            f"({subject_hash})",
-            markup=False,
-            soft_wrap=True,
+    with options.seat(room_id) as seat:
+        body: dict[str, Any] = {"type": move_type}
+        needs_room = (terms and not (len(terms) == 1 and looks_like_json(terms[0]))) or (
+            move_type == "approve" and subject_hash is None
         )
-    extra = {
-        "subject_hash": subject_hash,
-        "message": message,
-        "deadline": deadline,
-        "message_id": message_id,
-        "expected_seq": expected_seq,
-    }
-    body.update({k: v for k, v in extra.items() if v is not None})
-    status, answer = call(
-        url, "POST", f"/v1/rooms/{room_id}/moves", token=secret, body=body, as_json=as_json
-    )
-    if as_json:
+        room: Mapping[str, Any] = seat.view().to_json() if needs_room else {}
+        if terms:
+            body["terms"] = parse_terms(terms, room.get("subject_schema") or {}, "--terms")
+        if move_type == "approve" and subject_hash is None and room.get("table"):
+            subject_hash = room["table"]["subject_hash"]
+            err.print(
+                f"approving the terms on the table at seq {room.get('seq')}: "
+                f"{terms_inline(room.get('subject_schema') or {}, room['table']['terms'])} "
+                f"({subject_hash})",
+                markup=False,
+                soft_wrap=True,
+            )
+        extra = {
+            "subject_hash": subject_hash,
+            "message": message,
+            "deadline": deadline,
+            "message_id": message_id,
+            "expected_seq": expected_seq,
+        }
+        body.update({k: v for k, v in extra.items() if v is not None})
+        moved = seat.move(body)
+    answer = moved.to_json()
+    if options.as_json:
         print_json(answer)
         return
-    if status == 202:
-        confirmation = answer.get("confirmation") or {}
+    if isinstance(moved, AwaitingOwner):
         err.print(
-            f"{move_type} waits for the owner's confirmation ({confirmation.get('id')}): "
+            f"{move_type} waits for the owner's confirmation ({moved.confirmation.id}): "
             f"`accord rooms confirm {room_id} --confirm` or --decline",
             markup=False,
             soft_wrap=True,
         )
     else:
-        err.print(f"{move_type} made (seq {answer['move'].get('seq')})", markup=False)
+        err.print(f"{move_type} made (seq {moved.move.seq})", markup=False)
     print_room(answer["room"])
 
 
 @app.command()
+@room_options()
 def confirm(
-    ctx: typer.Context,
     room_id: RoomId,
     confirmation_id: Annotated[
         str | None,
@@ -467,44 +541,29 @@ def confirm(
             show_default="--confirm",
         ),
     ] = True,
-    server: Server = DEFAULT_SERVER,
-    credentials: CredentialsPath = store.DEFAULT_PATH,
-    token: Token = None,
-    kind: As = TokenKind.OWNER,
-    as_json: Json = False,
+    *,
+    options: RoomOptions,
 ) -> None:
     """Confirm or decline what your agent asked for (approve, reject, cancel)."""
-    url, secret = _seat(
-        ctx, room_id, server=server, credentials=credentials, token=token, kind=kind
-    )
-    if confirmation_id is None:
-        _, pending = call(
-            url, "GET", f"/v1/rooms/{room_id}/confirmations", token=secret, as_json=as_json
-        )
-        waiting = pending.get("confirmations") or []
-        if not waiting:
-            fail(
-                "Nothing waits for your confirmation in this room.",
-                "confirmation_not_found",
-                as_json=as_json,
-            )
-        chosen = waiting[0]
-        confirmation_id = str(chosen["id"])
-        if not as_json:
-            verb = "confirming" if decision else "declining"
-            terms = {f["name"]: f["value"] for f in chosen.get("fields") or []}
-            what = f": {terms_inline(_schema_of(chosen), terms)}" if terms else ""
-            err.print(f"{verb} {chosen['type']} ({confirmation_id}){what}", markup=False)
-    body = {"decision": "confirm" if decision else "decline"}
-    _, answer = call(
-        url,
-        "POST",
-        f"/v1/rooms/{room_id}/confirmations/{confirmation_id}",
-        token=secret,
-        body=body,
-        as_json=as_json,
-    )
-    if as_json:
+    with options.seat(room_id) as seat:
+        if confirmation_id is None:
+            waiting = seat.confirmations()
+            if not waiting:
+                fail(
+                    "Nothing waits for your confirmation in this room.",
+                    "confirmation_not_found",
+                    as_json=options.as_json,
+                )
+            chosen = waiting[0].to_json()
+            confirmation_id = str(chosen["id"])
+            if not options.as_json:
+                verb = "confirming" if decision else "declining"
+                terms = {f["name"]: f["value"] for f in chosen.get("fields") or []}
+                what = f": {terms_inline(_schema_of(chosen), terms)}" if terms else ""
+                err.print(f"{verb} {chosen['type']} ({confirmation_id}){what}", markup=False)
+        decided = seat.confirm(confirmation_id) if decision else seat.decline(confirmation_id)
+    answer = decided.to_json()
+    if options.as_json:
         print_json(answer)
         return
     print_room(answer["room"])
@@ -519,8 +578,8 @@ def _schema_of(confirmation: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @app.command()
+@room_options()
 def receipt(
-    ctx: typer.Context,
     room_id: RoomId,
     output: Annotated[
         Path | None,
@@ -532,19 +591,16 @@ def receipt(
             "<name>.log.json, for `accord verify` offline.",
         ),
     ] = None,
-    server: Server = DEFAULT_SERVER,
-    credentials: CredentialsPath = store.DEFAULT_PATH,
-    token: Token = None,
-    kind: As = TokenKind.OWNER,
-    as_json: Json = False,
+    *,
+    options: RoomOptions,
 ) -> None:
     """The receipt of a final room: signed for an agreement, unsigned for a close or expiry."""
-    url, secret = _seat(
-        ctx, room_id, server=server, credentials=credentials, token=token, kind=kind
-    )
-    _, body = call(url, "GET", f"/v1/rooms/{room_id}/receipt", token=secret, as_json=as_json)
+    url, token = options.where(room_id)
+    with options.client(url) as client:
+        seat = client.rooms.seat(token, room_id=room_id)
+        body = seat.receipt().to_json()
+        log = seat.log().to_json() if output is not None else None
     if output is not None:
-        _, log = call(url, "GET", f"/v1/rooms/{room_id}/log", token=secret, as_json=as_json)
         output.write_text(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
         log_path = output.with_name(output.stem + ".log.json")
         log_path.write_text(json.dumps(log, ensure_ascii=False, indent=2) + "\n")
@@ -554,7 +610,7 @@ def receipt(
             markup=False,
             soft_wrap=True,
         )
-    if as_json:
+    if options.as_json:
         print_json(body)
         return
     signed = body.get("artifact") is not None

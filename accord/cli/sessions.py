@@ -1,7 +1,10 @@
-"""`accord sessions`: a merchant's arbitrated sessions, over HTTP with its secret key
-(spec/arbitrated-rest.md: `GET /v1/sessions`, `/v1/sessions/{id}`, `…/receipt`, `…/log`)."""
+"""`accord sessions`: a merchant's arbitrated sessions, over HTTP through `accord.sdk` with its
+secret key (spec/arbitrated-rest.md: `GET /v1/sessions`, `/v1/sessions/{id}`, `…/receipt`,
+`…/log`)."""
 
+import contextlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Final
 
@@ -10,9 +13,10 @@ from rich.table import Table
 
 from accord.cli.options import Json, Server
 from accord.cli.output import err, out, print_json
-from accord.cli.remote import call
 from accord.cli.room_display import clean
+from accord.cli.rooms import answering
 from accord.core.money import format_money, is_amount_minor
+from accord.sdk import Accord, Merchant
 
 app = typer.Typer(
     name="sessions",
@@ -35,8 +39,12 @@ Key = Annotated[
 SessionId = Annotated[str, typer.Argument(help="The session's id (ses_…).")]
 
 
-def _get(server: str, path: str, *, key: str, as_json: bool, params: Any = None) -> Any:
-    return call(server, "GET", path, token=key, params=params, as_json=as_json)[1]
+@contextlib.contextmanager
+def _merchant(server: str, key: str, *, as_json: bool) -> Iterator[Merchant]:
+    """The merchant's surface on `server`; a failed request ends the command."""
+    url = server.rstrip("/")
+    with answering(url, as_json=as_json), Accord(url) as client:
+        yield client.merchant(key)
 
 
 def _say(text: str) -> None:
@@ -68,7 +76,8 @@ def list_sessions(
     as_json: Json = False,
 ) -> None:
     """Your latest sessions in your key's mode, newest first."""
-    body = _get(server, "/v1/sessions", key=key, as_json=as_json, params={"limit": limit})
+    with _merchant(server, key, as_json=as_json) as merchant:
+        body = merchant.sessions(limit=limit).to_json()
     if as_json:
         print_json(body)
         return
@@ -98,7 +107,8 @@ def show(
 ) -> None:
     """A session as the merchant sees it: state, round, the offer on the table, the arbiter's
     last verdict, and every envelope of its log."""
-    view = _get(server, f"/v1/sessions/{session_id}", key=key, as_json=as_json)
+    with _merchant(server, key, as_json=as_json) as merchant:
+        view = merchant.session(session_id).to_json()
     if as_json:
         print_json(view)
         return
@@ -163,10 +173,10 @@ def receipt(
     as_json: Json = False,
 ) -> None:
     """The receipt of an ended session: signed when agreed, unsigned when closed."""
-    path = f"/v1/sessions/{session_id}"
-    body = _get(server, f"{path}/receipt", key=key, as_json=as_json)
+    with _merchant(server, key, as_json=as_json) as merchant:
+        body = merchant.receipt(session_id).to_json()
+        log = merchant.log(session_id).to_json() if output is not None else None
     if output is not None:
-        log = _get(server, f"{path}/log", key=key, as_json=as_json)
         output.write_text(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
         log_path = output.with_name(output.stem + ".log.json")
         log_path.write_text(json.dumps(log, ensure_ascii=False, indent=2) + "\n")
