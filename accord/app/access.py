@@ -1,14 +1,17 @@
-"""Who is asking: a bearer credential resolved to a negotiation, a party and a kind."""
+"""Who is asking: a bearer credential resolved to a negotiation, a party and a kind.
 
-import threading
+`accord.app.identity` resolves every credential; this module keeps the rooms' own check."""
+
 from dataclasses import dataclass
 from typing import Final
 
 from sqlalchemy import Connection
 
+from accord.app.identity import CredentialCache
 from accord.app.tokens import hash_token
 from accord.core.refusals import RefusalCode, refuse
-from accord.store import records
+
+__all__ = ["SEAT_KINDS", "Access", "CredentialCache", "authorize"]
 
 SEAT_KINDS: Final = frozenset({"seat", "owner"})
 
@@ -22,33 +25,6 @@ class Access:
     @property
     def is_owner(self) -> bool:
         return self.kind == "owner"
-
-
-class CredentialCache:
-    """Credentials are never changed or deleted once issued, so a process may remember the
-    ones it has seen; a token it has not seen is always looked up."""
-
-    def __init__(self, size: int = 65_536) -> None:
-        self._size = size
-        self._known: dict[str, records.Credential] = {}
-        self._lock = threading.Lock()
-
-    def known(self, token_hash: str) -> records.Credential | None:
-        with self._lock:
-            return self._known.get(token_hash)
-
-    def find(self, conn: Connection, token_hash: str) -> records.Credential | None:
-        with self._lock:
-            found = self._known.get(token_hash)
-        if found is not None:
-            return found
-        found = records.find_credentials(conn, [token_hash]).get(token_hash)
-        if found is not None:
-            with self._lock:
-                if len(self._known) >= self._size:
-                    self._known.pop(next(iter(self._known)))
-                self._known[token_hash] = found
-        return found
 
 
 def authorize(

@@ -42,6 +42,7 @@ class RefusalCode(StrEnum):
     SESSION_OPEN = "session_open"
     HANDOFF_PENDING = "handoff_pending"
     NOT_AGREED = "not_agreed"
+    EXECUTOR_CHANGED = "executor_changed"
     INTERNAL = "internal"
 
 
