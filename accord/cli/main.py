@@ -14,7 +14,7 @@ from accord.app.merchants import Merchants
 from accord.app.rooms import Rooms
 from accord.app.sessions import Sessions
 from accord.app.settings import Settings
-from accord.cli import keys, merchants, rooms, sessions
+from accord.cli import keys, merchants, principals, rooms, sessions
 from accord.cli.options import Json, with_settings
 from accord.cli.output import err, out, print_json
 from accord.cli.verify import verify
@@ -32,6 +32,7 @@ app.add_typer(rooms.app)
 app.add_typer(keys.app, name="keys")
 app.add_typer(merchants.app, name="merchants")
 app.add_typer(sessions.app, name="sessions")
+app.add_typer(principals.app, name="principals")
 app.command()(verify)
 
 

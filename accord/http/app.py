@@ -12,10 +12,11 @@ from fastapi import FastAPI, Request
 
 from accord import __version__
 from accord.app.merchants import Merchants
+from accord.app.principals import Principals
 from accord.app.rooms import Rooms
 from accord.app.sessions import Sessions
 from accord.app.settings import Settings
-from accord.http import errors, merchants, rooms, sessions, ucp
+from accord.http import errors, merchants, principals, rooms, sessions, ucp
 from accord.http.auth import RateLimiter
 from accord.store.database import Database
 from accord.trust.keys import Keys, keyring_path
@@ -38,6 +39,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         app.state.sessions = Sessions(
             db, settings, clock=clock, merchants=app.state.merchants, keys=keys
         )
+        app.state.principals = Principals(db, clock=clock)
         stop = threading.Event()
         sweeper = threading.Thread(
             target=_sweep_forever,
@@ -63,6 +65,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     app.include_router(rooms.router)
     app.include_router(merchants.router)
     app.include_router(sessions.router)
+    app.include_router(principals.router)
     app.include_router(ucp.create_router(settings))
 
     @app.get("/.well-known/jwks.json", tags=["trust"], summary="The receipt signing keys")
