@@ -7,14 +7,15 @@ other mode's, is invisible. Rotating a kind retires both of its keys at once.
 """
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Any, Final, Literal, TypeVar, get_args
+from typing import Any, Final, TypeVar
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
+from accord.app.identity import KEY_KINDS, MODES, KeyKind, MerchantCaller, Mode, merchant_caller
+from accord.app.names import check_name
 from accord.app.settings import Settings
 from accord.app.tokens import hash_token, new_id, new_token
 from accord.core.jsonio import canonical, parse_canonical
@@ -24,27 +25,12 @@ from accord.protocols.arbitrated.policy import Policy, PolicyRequest, policy_for
 from accord.store import merchants as rows
 from accord.store.database import Database
 
-Mode = Literal["test", "live"]
-KeyKind = Literal["publishable", "secret"]
-
-MODES: Final[tuple[Mode, ...]] = get_args(Mode)
-KEY_KINDS: Final[tuple[KeyKind, ...]] = get_args(KeyKind)
 ANY_KEY: Final = frozenset(KEY_KINDS)
 SECRET_KEY: Final = frozenset({"secret"})
 KEY_PREFIX: Final[Mapping[KeyKind, str]] = {"publishable": "acc_pk", "secret": "acc_sk"}
-MAX_NAME: Final = 64
 
 JSONBody = dict[str, Any]
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class MerchantAccess:
-    """Who is asking: a tenant, the mode of its key, and the key's kind."""
-
-    tenant_id: str
-    mode: Mode
-    key_kind: KeyKind
 
 
 class Merchants:
@@ -55,7 +41,7 @@ class Merchants:
 
     # -- keys ----------------------------------------------------------------------------
 
-    def authenticate(self, token: str | None, *, allow: frozenset[str]) -> MerchantAccess:
+    def authenticate(self, token: str | None, *, allow: frozenset[str]) -> MerchantCaller:
         """unauthenticated (no key, an unknown one, a retired one) → forbidden (a kind that
         may not do this). Keys are not cached: a rotation takes effect on the next request
         in every process."""
@@ -63,34 +49,26 @@ class Merchants:
             raise refuse(
                 RefusalCode.UNAUTHENTICATED, "Send your merchant key as a Bearer credential."
             )
-        found = self._db.read(partial(rows.find_key, key_hash=hash_token(token)))
+        found = self._db.read(partial(merchant_caller, key_hash=hash_token(token)))
         return self._checked(found, allow)
 
-    def identify(self, conn: Connection, token: str) -> "MerchantAccess | None":
-        """The merchant key `token` is, on the caller's connection; None when it is none (or a
-        retired one), so that the caller can try its own credentials."""
-        found = rows.find_key(conn, key_hash=hash_token(token))
-        if found is None or found.retired_at is not None:
-            return None
-        return MerchantAccess(found.tenant_id, _mode(found.mode), _kind(found.kind))
-
-    def _checked(self, found: rows.KeyRow | None, allow: frozenset[str]) -> MerchantAccess:
-        if found is None or found.retired_at is not None:
+    def _checked(self, found: MerchantCaller | None, allow: frozenset[str]) -> MerchantCaller:
+        if found is None:
             raise refuse(
                 RefusalCode.UNAUTHENTICATED,
                 "This key opens nothing: it is unknown or was rotated. Use a current key.",
             )
-        if found.kind not in allow:
+        if found.key_kind not in allow:
             raise refuse(
                 RefusalCode.FORBIDDEN,
-                f"A {found.kind} key may not do this; use your secret key.",
+                f"A {found.key_kind} key may not do this; use your secret key.",
                 allowed=sorted(allow),
             )
-        return MerchantAccess(found.tenant_id, _mode(found.mode), _kind(found.kind))
+        return found
 
     def create_tenant(self, name: str) -> JSONBody:
         """A new tenant with its four keys, which are shown only now."""
-        _check_name(name)
+        check_name(name, noun="tenant")
         tenant_id = new_id("ten")
         keys = {f"{kind}_{mode}": _new_key(kind, mode) for kind in KEY_KINDS for mode in MODES}
 
@@ -147,10 +125,10 @@ class Merchants:
 
     # -- the API -------------------------------------------------------------------------
 
-    def me(self, access: MerchantAccess) -> JSONBody:
+    def me(self, access: MerchantCaller) -> JSONBody:
         return {"tenant_id": access.tenant_id, "mode": access.mode, "key_kind": access.key_kind}
 
-    def put_policy(self, access: MerchantAccess, sku: str, body: PolicyRequest) -> JSONBody:
+    def put_policy(self, access: MerchantCaller, sku: str, body: PolicyRequest) -> JSONBody:
         """Store the policy for `sku` in the key's mode, replacing any; returns it as stored
         (the floor included: this is the merchant reading its own data)."""
         _require_secret(access)
@@ -172,14 +150,14 @@ class Merchants:
         row = self._db.read(partial(rows.find_policy, tenant_id=tenant_id, mode=mode, sku=sku))
         return _load_policy(row.body) if row is not None else None
 
-    def list_policies(self, access: MerchantAccess) -> JSONBody:
+    def list_policies(self, access: MerchantCaller) -> JSONBody:
         _require_secret(access)
         found = self._db.read(
             partial(rows.policies_of, tenant_id=access.tenant_id, mode=access.mode)
         )
         return {"policies": [_policy_json(_load_policy(row.body)) for row in found]}
 
-    def catalogue(self, access: MerchantAccess) -> JSONBody:
+    def catalogue(self, access: MerchantCaller) -> JSONBody:
         """The active policies of the key's tenant and mode, with nothing private in them."""
         found = self._db.read(
             partial(rows.policies_of, tenant_id=access.tenant_id, mode=access.mode)
@@ -215,13 +193,6 @@ def _new_key(kind: KeyKind, mode: Mode) -> str:
     return new_token(f"{KEY_PREFIX[kind]}_{mode}")
 
 
-def _mode(value: str) -> Mode:
-    for mode in MODES:
-        if value == mode:
-            return mode
-    raise ValueError(f"a stored key has an unknown mode {value!r}")
-
-
 def _kind(value: str) -> KeyKind:
     for kind in KEY_KINDS:
         if value == kind:
@@ -234,23 +205,6 @@ def _kind(value: str) -> KeyKind:
     )
 
 
-def _check_name(name: str) -> None:
-    """Tenant names: 1 to 64 letters, digits, `.`, `_` or `-`, starting with a letter or digit,
-    so that they are easy to type and to quote in a shell."""
-    if (
-        not 1 <= len(name) <= MAX_NAME
-        or not name.isascii()
-        or not name[0].isalnum()
-        or not all(c.isalnum() or c in "._-" for c in name)
-    ):
-        raise refuse(
-            RefusalCode.INVALID_REQUEST,
-            "Name the tenant with 1 to 64 letters, digits, '.', '_' or '-', starting with a "
-            "letter or digit.",
-            fields={"name": "1 to 64 of [A-Za-z0-9._-], starting with a letter or digit"},
-        )
-
-
 def _name_taken(name: str) -> Refused:
     return refuse(
         RefusalCode.INVALID_REQUEST,
@@ -260,7 +214,7 @@ def _name_taken(name: str) -> Refused:
     )
 
 
-def _require_secret(access: MerchantAccess) -> None:
+def _require_secret(access: MerchantCaller) -> None:
     """Policies hold the floor: only a secret key reads or writes them, whatever the
     adapter checked before."""
     if access.key_kind != "secret":

@@ -6,12 +6,13 @@ views."""
 import json
 import secrets
 from collections.abc import Callable
+from enum import StrEnum
 from functools import partial
 from typing import Any, Final
 
 from sqlalchemy import Connection
 
-from accord.app.access import SEAT_KINDS, Access, CredentialCache, authorize
+from accord.app.identity import Caller, CredentialCache, CredentialKind, SeatCaller, resolve
 from accord.app.negotiations import Answer, Loaded, Move, Negotiations, encode, request_hash
 from accord.app.settings import Settings
 from accord.app.tokens import hash_token, new_id, new_nonce, new_token
@@ -32,8 +33,30 @@ from accord.protocols.rooms.views import confirmations
 from accord.store import records
 
 NAME_TRIES: Final = 24
+SEAT_KINDS: Final = frozenset({CredentialKind.SEAT, CredentialKind.OWNER})
 
 JSONBody = dict[str, Any]
+
+
+class RoomAction(StrEnum):
+    """What a room's credential may be asked to do."""
+
+    READ = "read"  # the room, its log, receipt and events; a move (an agent's may wait)
+    CONFIRM = "confirm"  # the seat's confirmations: list, confirm, decline
+
+
+def may(caller: Caller | None, action: RoomAction, room_id: str) -> SeatCaller:
+    """unauthenticated → forbidden: a seat or owner credential of this room; only the
+    owner sees and answers its seat's confirmations."""
+    if caller is None:
+        raise refuse(RefusalCode.UNAUTHENTICATED, "This credential opens nothing; check the token.")
+    if not isinstance(caller, SeatCaller) or caller.negotiation_id != room_id:
+        raise refuse(RefusalCode.FORBIDDEN, "This credential belongs to another room.")
+    if action is RoomAction.CONFIRM and not caller.is_owner:
+        raise refuse(
+            RefusalCode.FORBIDDEN, "Only the seat's owner sees and answers its confirmations."
+        )
+    return caller
 
 
 class Rooms:
@@ -132,7 +155,7 @@ class Rooms:
         self, token: str | None, room_id: str, request: MoveRequest
     ) -> Callable[[Connection], Answer | Refused]:
         message_id = request.message_id
-        move: Move[RoomState, Access] = Move(
+        move: Move[RoomState, SeatCaller] = Move(
             authorize=partial(self._authorize, token=token, room_id=room_id),
             party=lambda access: access.party,
             actor=_actor,
@@ -147,7 +170,7 @@ class Rooms:
         )
         return self._kernel.move(self._table, room_id, move)
 
-    def _answer(self, loaded: Loaded[RoomState], decision: Decision, access: Access) -> Answer:
+    def _answer(self, loaded: Loaded[RoomState], decision: Decision, access: SeatCaller) -> Answer:
         seat = Seat(access.party)
         room = self._view(loaded.state, seat)
         if decision.public:
@@ -160,7 +183,7 @@ class Rooms:
         self, token: str | None, room_id: str, confirmation_id: str, request: ConfirmRequest
     ) -> JSONBody:
         def txn(conn: Connection) -> JSONBody | Refused:
-            access = self._authorize(conn, token=token, room_id=room_id)
+            access = self._authorize(conn, token=token, room_id=room_id, action=RoomAction.CONFIRM)
             loaded = self._kernel.lock(conn, self._table, room_id)
             answer = Confirmation(confirmation_id, request.decision)
             decided = self._kernel.decide(conn, self._table, loaded, answer, _actor(access))
@@ -177,9 +200,7 @@ class Rooms:
         return self._view(state, Seat(access.party))
 
     def pending(self, token: str | None, room_id: str) -> JSONBody:
-        access, state = self._current(token, room_id)
-        if not access.is_owner:
-            raise refuse(RefusalCode.FORBIDDEN, "Only the seat's owner sees its confirmations.")
+        access, state = self._current(token, room_id, RoomAction.CONFIRM)
         items = confirmations(state, Seat(access.party))
         return {"confirmations": [c.model_dump(mode="json") for c in items]}
 
@@ -219,20 +240,28 @@ class Rooms:
             raise refuse(RefusalCode.ROOM_OPEN, "The room is not final yet; it has no receipt.")
         return self._kernel.receipt(self._table, room_id, state)
 
-    def authorize_known(self, token: str | None, room_id: str) -> Access | None:
-        """The access of a credential this process has seen, without touching the store;
-        None when it must be looked up (or refused) with `authorize`."""
-        if not token:
+    def authorize_known(
+        self, token: str | None, room_id: str, action: RoomAction = RoomAction.READ
+    ) -> SeatCaller | None:
+        """The seat of a credential this process has seen, without touching the store; None
+        when it must be looked up (or refused) with `authorize`."""
+        found = self._credentials.known(hash_token(token)) if token else None
+        if found is None or found.kind not in SEAT_KINDS:
             return None
-        found = self._credentials.known(hash_token(token))
-        if found is None or found.negotiation_id != room_id or found.kind not in SEAT_KINDS:
-            return None
-        return Access(found.negotiation_id, found.party, found.kind)
+        caller = SeatCaller(found.negotiation_id, found.party, found.kind == CredentialKind.OWNER)
+        allowed = caller.negotiation_id == room_id and (
+            action is RoomAction.READ or caller.is_owner
+        )
+        return caller if allowed else None
 
-    def authorize(self, token: str | None, room_id: str) -> Access:
-        return self._kernel.read(partial(self._authorize, token=token, room_id=room_id))
+    def authorize(
+        self, token: str | None, room_id: str, action: RoomAction = RoomAction.READ
+    ) -> SeatCaller:
+        return self._kernel.read(
+            partial(self._authorize, token=token, room_id=room_id, action=action)
+        )
 
-    def events(self, access: Access, after: int) -> list[records.EventRow]:
+    def events(self, access: SeatCaller, after: int) -> list[records.EventRow]:
         self._current_state(access.negotiation_id)
         return self._kernel.read(
             lambda conn: records.read_events(
@@ -246,13 +275,25 @@ class Rooms:
 
     # -- the room's own ------------------------------------------------------------------
 
-    def _authorize(self, conn: Connection, *, token: str | None, room_id: str) -> Access:
-        return authorize(conn, token, room_id, self._credentials)
+    def _authorize(
+        self,
+        conn: Connection,
+        *,
+        token: str | None,
+        room_id: str,
+        action: RoomAction = RoomAction.READ,
+    ) -> SeatCaller:
+        if not token:
+            raise refuse(
+                RefusalCode.UNAUTHENTICATED, "Send your seat or owner token as a Bearer credential."
+            )
+        return may(resolve(conn, token, self._credentials), action, room_id)
 
-    def _current(self, token: str | None, room_id: str) -> tuple[Access, RoomState]:
-        return self._kernel.current(
-            self._table, room_id, partial(self._authorize, token=token, room_id=room_id)
-        )
+    def _current(
+        self, token: str | None, room_id: str, action: RoomAction = RoomAction.READ
+    ) -> tuple[SeatCaller, RoomState]:
+        authorize = partial(self._authorize, token=token, room_id=room_id, action=action)
+        return self._kernel.current(self._table, room_id, authorize)
 
     def _current_state(self, room_id: str) -> RoomState:
         return self._kernel.current(self._table, room_id, lambda conn: None)[1]
@@ -271,7 +312,7 @@ class Rooms:
         return self._table.view(state, seat)
 
 
-def _actor(access: Access) -> Actor:
+def _actor(access: SeatCaller) -> Actor:
     return Actor(Seat(access.party), access.is_owner)
 
 

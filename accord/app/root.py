@@ -9,6 +9,7 @@ from accord.app.keys import KeyService
 from accord.app.merchants import Merchants
 from accord.app.negotiations import Negotiations
 from accord.app.notifier import Notifier
+from accord.app.principals import Principals
 from accord.app.rooms import Rooms
 from accord.app.sessions import Sessions
 from accord.app.settings import Settings
@@ -55,6 +56,7 @@ class Accord:
             notifier=self.notifier,
         )
         self.merchants = Merchants(self.db, settings, clock=clock)
+        self.principals = Principals(self.db, clock=clock)
         self.rooms = Rooms(self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings)
         self.sessions = Sessions(
             self.negotiations,

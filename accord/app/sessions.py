@@ -10,8 +10,8 @@ from typing import Any, Final
 
 from sqlalchemy import Connection
 
-from accord.app.access import CredentialCache
-from accord.app.merchants import SECRET_KEY, MerchantAccess, Merchants
+from accord.app.identity import Caller, CredentialCache, MerchantCaller, SessionCaller, resolve
+from accord.app.merchants import SECRET_KEY, Merchants
 from accord.app.negotiations import Answer, Loaded, Move, Negotiations, encode, request_hash
 from accord.app.settings import Settings
 from accord.app.tokens import hash_token, new_id, new_nonce
@@ -32,7 +32,6 @@ from accord.protocols.arbitrated.table import ArbitratedTable
 from accord.protocols.arbitrated.views import session_summary, session_view
 from accord.store import records
 from accord.store import sessions as rows
-from accord.store.records import Credential
 
 JSONBody = dict[str, Any]
 HANDOFF_RETRY_SECONDS: Final = 5
@@ -64,13 +63,12 @@ class Sessions:
         session_id = new_id("ses")
         session_token = f"acc_st_{access.mode}_{secrets.token_urlsafe(32)}"
         nonce = new_nonce()
-        stored = policy.model_dump(mode="json")
 
         def txn(conn: Connection) -> JSONBody:
             now = self._kernel.clock()
             decision = decide.open_session(
                 request,
-                stored,
+                policy,
                 session_id=session_id,
                 tenant_id=access.tenant_id,
                 mode=access.mode,
@@ -189,31 +187,27 @@ class Sessions:
 
     # -- who asks ------------------------------------------------------------------------
 
-    def _identify(self, conn: Connection, token: str | None) -> Credential | MerchantAccess:
-        """A session token or a merchant key; `unauthenticated` only when it is neither, so
-        that a real credential of the wrong kind is told `forbidden`."""
-        if token:
-            found = self._credentials.find(conn, hash_token(token))
-            if found is not None and found.kind == "session":
-                return found
-            access = self._merchants.identify(conn, token)
-            if access is not None:
-                return access
-        raise refuse(
-            RefusalCode.UNAUTHENTICATED,
-            "Send the session token, or a current merchant key, as a Bearer credential.",
-        )
+    def _identify(self, conn: Connection, token: str | None) -> Caller:
+        """Any credential; `unauthenticated` only when it opens nothing, so that a real
+        credential of the wrong kind is told `forbidden`."""
+        caller = resolve(conn, token, self._credentials)
+        if caller is None:
+            raise refuse(
+                RefusalCode.UNAUTHENTICATED,
+                "Send the session token, or a current merchant key, as a Bearer credential.",
+            )
+        return caller
 
     def _buyer(self, conn: Connection, token: str | None, session_id: str) -> None:
         """This session's token: a merchant key may read a session, never move in it."""
         who = self._identify(conn, token)
-        if not isinstance(who, Credential) or who.negotiation_id != session_id:
+        if not isinstance(who, SessionCaller) or who.negotiation_id != session_id:
             raise refuse(RefusalCode.FORBIDDEN, "Only this session's token may do that.")
 
-    def _merchant(self, conn: Connection, token: str | None, session_id: str) -> MerchantAccess:
+    def _merchant(self, conn: Connection, token: str | None, session_id: str) -> MerchantCaller:
         """The secret key of the session's tenant and mode; another's session is not found."""
         who = self._identify(conn, token)
-        if not isinstance(who, MerchantAccess) or who.key_kind != "secret":
+        if not isinstance(who, MerchantCaller) or who.key_kind != "secret":
             raise refuse(
                 RefusalCode.FORBIDDEN, "Only the merchant's secret key may do that.",
                 allowed=["secret"],
@@ -227,17 +221,17 @@ class Sessions:
         self, conn: Connection, token: str | None, session_id: str, buyer_only: bool
     ) -> None:
         who = self._identify(conn, token)
-        if isinstance(who, MerchantAccess) and not buyer_only:
+        if isinstance(who, MerchantCaller) and not buyer_only:
             self._merchant(conn, token, session_id)
         else:
             self._buyer(conn, token, session_id)
 
-    def opener(self, token: str | None, *, allow: frozenset[str]) -> MerchantAccess:
-        """A merchant key of an allowed kind; a session token is `forbidden`, not unknown."""
+    def opener(self, token: str | None, *, allow: frozenset[str]) -> MerchantCaller:
+        """A merchant key of an allowed kind; any other credential is `forbidden`."""
 
-        def read(conn: Connection) -> MerchantAccess:
+        def read(conn: Connection) -> MerchantCaller:
             who = self._identify(conn, token)
-            if not isinstance(who, MerchantAccess) or who.key_kind not in allow:
+            if not isinstance(who, MerchantCaller) or who.key_kind not in allow:
                 raise refuse(
                     RefusalCode.FORBIDDEN,
                     "This credential may not do that; use a merchant key.",

@@ -7,7 +7,8 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from accord.app.merchants import KEY_KINDS, Merchants
+from accord.app.identity import KEY_KINDS
+from accord.app.merchants import Merchants
 from accord.app.settings import Settings
 from accord.cli.options import Json, with_settings
 from accord.cli.output import err, fail, out, print_json

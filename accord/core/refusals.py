@@ -43,6 +43,7 @@ class RefusalCode(StrEnum):
     HANDOFF_PENDING = "handoff_pending"
     HANDOFF_PUBLISHED = "handoff_published"
     NOT_AGREED = "not_agreed"
+    EXECUTOR_CHANGED = "executor_changed"
     INTERNAL = "internal"
 
 

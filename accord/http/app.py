@@ -13,7 +13,7 @@ from fastapi import FastAPI, Request
 from accord import __version__
 from accord.app.root import Accord, utc_now
 from accord.app.settings import Settings
-from accord.http import errors, merchants, rooms, sessions, ucp
+from accord.http import errors, merchants, principals, rooms, sessions, ucp
 from accord.http.auth import RateLimiter
 from accord.trust.keys import Keys, keyring_path
 
@@ -29,6 +29,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         app.state.rooms = accord.rooms
         app.state.merchants = accord.merchants
         app.state.sessions = accord.sessions
+        app.state.principals = accord.principals
         stop = threading.Event()
         sweeper = threading.Thread(
             target=_sweep_forever,
@@ -54,6 +55,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     app.include_router(rooms.router)
     app.include_router(merchants.router)
     app.include_router(sessions.router)
+    app.include_router(principals.router)
     app.include_router(ucp.create_router(settings))
 
     @app.get("/.well-known/jwks.json", tags=["trust"], summary="The receipt signing keys")

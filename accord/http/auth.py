@@ -1,4 +1,5 @@
-"""Bearer credentials and the per-credential rate limit."""
+"""Credentials (a Bearer token; for principals' keys also `x-api-key`) and the per-credential
+rate limit."""
 
 import threading
 import time
@@ -6,11 +7,16 @@ from collections import deque
 from typing import Annotated
 
 from fastapi import Depends, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from accord.core.refusals import RefusalCode, refuse
 
-_scheme = HTTPBearer(auto_error=False, description="A seat, owner or merchant credential.")
+_scheme = HTTPBearer(
+    auto_error=False, description="A seat, owner, session, merchant or principal credential."
+)
+_api_key_header = APIKeyHeader(
+    name="x-api-key", auto_error=False, description="A principal's owner or agent key."
+)
 
 
 class RateLimiter:
@@ -44,9 +50,32 @@ async def bearer(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_scheme)],
 ) -> str | None:
     token = credentials.credentials if credentials else None
-    limiter: RateLimiter = request.app.state.rate_limiter
-    limiter.check(token or f"ip:{request.client.host if request.client else '-'}")
+    _limit(request, token)
     return token
 
 
+async def api_key(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_scheme)],
+    header: Annotated[str | None, Depends(_api_key_header)],
+) -> str | None:
+    """A key in `Authorization: Bearer` or in `x-api-key` (intro-api.md); the same key in
+    both is one key, two different keys open nothing."""
+    token = credentials.credentials if credentials else None
+    if token and header and token != header:
+        raise refuse(
+            RefusalCode.UNAUTHENTICATED,
+            "Send one key: Authorization and x-api-key hold two different ones.",
+        )
+    token = token or header or None
+    _limit(request, token)
+    return token
+
+
+def _limit(request: Request, token: str | None) -> None:
+    limiter: RateLimiter = request.app.state.rate_limiter
+    limiter.check(token or f"ip:{request.client.host if request.client else '-'}")
+
+
 Bearer = Annotated[str | None, Depends(bearer)]
+ApiKey = Annotated[str | None, Depends(api_key)]

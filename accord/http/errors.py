@@ -51,6 +51,7 @@ STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
     RefusalCode.HANDOFF_PENDING: 409,
     RefusalCode.HANDOFF_PUBLISHED: 409,
     RefusalCode.NOT_AGREED: 409,
+    RefusalCode.EXECUTOR_CHANGED: 409,
     RefusalCode.INTERNAL: 500,
 }
 

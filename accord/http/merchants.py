@@ -5,7 +5,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Request
 
-from accord.app.merchants import ANY_KEY, SECRET_KEY, MerchantAccess, Merchants
+from accord.app.identity import MerchantCaller
+from accord.app.merchants import ANY_KEY, SECRET_KEY, Merchants
 from accord.http.auth import Bearer
 from accord.http.strict import StrictRoute
 from accord.protocols.arbitrated.policy import PolicyRequest
@@ -18,16 +19,16 @@ def _merchants(request: Request) -> Merchants:
     return merchants
 
 
-def any_key(request: Request, token: Bearer) -> MerchantAccess:
+def any_key(request: Request, token: Bearer) -> MerchantCaller:
     return _merchants(request).authenticate(token, allow=ANY_KEY)
 
 
-def secret_key(request: Request, token: Bearer) -> MerchantAccess:
+def secret_key(request: Request, token: Bearer) -> MerchantCaller:
     return _merchants(request).authenticate(token, allow=SECRET_KEY)
 
 
-AnyKey = Annotated[MerchantAccess, Depends(any_key)]
-SecretKey = Annotated[MerchantAccess, Depends(secret_key)]
+AnyKey = Annotated[MerchantCaller, Depends(any_key)]
+SecretKey = Annotated[MerchantCaller, Depends(secret_key)]
 Sku = Annotated[str, Path(description="The SKU the policy prices.")]
 
 

@@ -9,7 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response, StreamingResponse
 
 from accord.app.notifier import Notifier
-from accord.app.rooms import Rooms
+from accord.app.rooms import RoomAction, Rooms
 from accord.core.refusals import RefusalCode, refuse
 from accord.http.auth import Bearer
 from accord.http.strict import StrictRoute
@@ -41,7 +41,17 @@ async def seat_token(room_id: str, request: Request, token: Bearer) -> str | Non
     return token
 
 
+async def owner_token(room_id: str, request: Request, token: Bearer) -> str | None:
+    """The seat's owner credential, before the body is looked at: confirmations are the
+    owner's to see and answer."""
+    rooms = _rooms(request)
+    if rooms.authorize_known(token, room_id, RoomAction.CONFIRM) is None:
+        await run_in_threadpool(rooms.authorize, token, room_id, RoomAction.CONFIRM)
+    return token
+
+
 SeatToken = Annotated[str | None, Depends(seat_token)]
+OwnerToken = Annotated[str | None, Depends(owner_token)]
 
 
 @router.post("/v1/rooms", status_code=201, summary="Open a room")
@@ -75,7 +85,7 @@ async def move(room_id: str, body: MoveRequest, request: Request, token: SeatTok
 
 
 @router.get("/v1/rooms/{room_id}/confirmations", summary="Moves waiting for the owner")
-def list_confirmations(room_id: str, request: Request, token: SeatToken) -> dict[str, Any]:
+def list_confirmations(room_id: str, request: Request, token: OwnerToken) -> dict[str, Any]:
     return _rooms(request).pending(token, room_id)
 
 
@@ -83,7 +93,7 @@ def list_confirmations(room_id: str, request: Request, token: SeatToken) -> dict
     "/v1/rooms/{room_id}/confirmations/{confirmation_id}", summary="Confirm or decline a move"
 )
 def decide_confirmation(
-    room_id: str, confirmation_id: str, body: ConfirmRequest, request: Request, token: SeatToken
+    room_id: str, confirmation_id: str, body: ConfirmRequest, request: Request, token: OwnerToken
 ) -> dict[str, Any]:
     return _rooms(request).confirm(token, room_id, confirmation_id, body)
 

@@ -165,3 +165,48 @@ arbitrated_sessions = Table(
     Index("arbitrated_sessions_by_id", "session_id", unique=True),
     Index("arbitrated_sessions_by_tenant", "tenant_id", "mode", "serial"),
 )
+
+# Principals (spec/intro-api.md, Principals and keys): a person or an organisation, its keys
+# (stored only as hashes: the owner key, and one current key per agent id, which a new key for
+# that id retires, never deletes), and the agents it selected, the latest being the one that
+# negotiates. The database refuses to change a principal or a selection, or a key other than by
+# retiring it (migration 0005).
+principals = Table(
+    "principals",
+    metadata,
+    Column("id", ID, primary_key=True),
+    Column("name", String(64), nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Index("principals_by_name", "name", unique=True),
+)
+
+principal_keys = Table(
+    "principal_keys",
+    metadata,
+    Column("key_hash", String(80), primary_key=True),
+    Column("principal_id", ID, ForeignKey("principals.id"), nullable=False),
+    Column("level", String(8), nullable=False),
+    Column("agent_id", String(64)),
+    Column("created_at", TIME, nullable=False),
+    Column("retired_at", TIME),
+    Index(
+        "principal_keys_current",
+        "principal_id",
+        "agent_id",
+        unique=True,
+        sqlite_where=text("retired_at IS NULL"),
+        postgresql_where=text("retired_at IS NULL"),
+    ),
+)
+
+agent_selections = Table(
+    "agent_selections",
+    metadata,
+    Column(
+        "serial", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("principal_id", ID, ForeignKey("principals.id"), nullable=False),
+    Column("agent_id", String(64), nullable=False),
+    Column("selected_at", TIME, nullable=False),
+    Index("agent_selections_by_principal", "principal_id", "serial"),
+)

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from accord.app.merchants import ANY_KEY, SECRET_KEY, MerchantAccess, Merchants
+from accord.app.identity import MerchantCaller
+from accord.app.merchants import ANY_KEY, SECRET_KEY, Merchants
 from accord.app.tokens import hash_token
 from accord.core.refusals import Refused
 from accord.protocols.arbitrated.policy import PolicyRequest
@@ -52,7 +53,7 @@ def test_each_key_authenticates_as_its_kind_and_mode(
     merchants: Merchants, acme: Tenant, name: str, kind: str, mode: str
 ) -> None:
     access = merchants.authenticate(acme.keys[name], allow=ANY_KEY)
-    assert access == MerchantAccess(acme.tenant_id, mode, kind)  # type: ignore[arg-type]  # literals from the table
+    assert access == MerchantCaller(acme.tenant_id, mode, kind)  # type: ignore[arg-type]  # literals from the table
     assert merchants.me(access) == {"tenant_id": acme.tenant_id, "mode": mode, "key_kind": kind}
 
 

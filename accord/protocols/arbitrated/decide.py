@@ -14,7 +14,7 @@ from accord.core.times import format_time
 from accord.protocols.arbitrated import fairness, merchant
 from accord.protocols.arbitrated.apply import apply
 from accord.protocols.arbitrated.arbiter import attested_of, evaluate, utilities_of
-from accord.protocols.arbitrated.handoff import HANDOFF, automatic_handoff, publish
+from accord.protocols.arbitrated.handoff import automatic_handoff, publish
 from accord.protocols.arbitrated.moves import (
     AcceptMove,
     BuyerMove,
@@ -219,16 +219,6 @@ def decide_merchant(
         case RevealRequest():
             return merchant_reveal(state)
     raise AssertionError(f"unknown merchant move {move!r}")
-
-
-def publish_handoff(state: SessionState, handoff: Mapping[str, Any]) -> Decision | Refusal:
-    """The merchant publishes a hand-off for an agreed session (manual policies), unchecked:
-    `decide_merchant` holds the rules."""
-    if state.phase is not Phase.AGREED:
-        return _refuse(RefusalCode.NOT_AGREED, "Only an agreed session has a hand-off.")
-    return Decision(
-        private=[PrivateDraft(HANDOFF, Draft("handoff.published", ARBITER, dict(handoff)))]
-    )
 
 
 def _decide_move(state: SessionState, move: BuyerMove) -> Decision | Refusal:

@@ -1,0 +1,81 @@
+"""`accord principals`: people and organisations and their keys, administered on the store
+itself (like `accord merchants`). A key is printed once, when it is made."""
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from accord.app.principals import Principals
+from accord.app.settings import Settings
+from accord.cli.options import Json, with_settings
+from accord.cli.output import err, fail, out, print_json
+from accord.core.refusals import Refused
+from accord.store.database import Database
+
+app = typer.Typer(
+    help="Principals (people and organisations) and their owner and agent keys, on the store "
+    "itself: keys are printed once, when they are made.",
+    no_args_is_help=True,
+)
+
+Name = Annotated[str, typer.Argument(help="The principal's name: 1–64 of [A-Za-z0-9._-].")]
+T = TypeVar("T")
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _run(settings: Settings, as_json: bool, action: Callable[[Principals], T]) -> T:
+    db = Database(settings.database)
+    try:
+        return action(Principals(db, clock=_now))
+    except Refused as refused:
+        fail(refused.refusal, as_json=as_json)
+    finally:
+        db.close()
+
+
+def _print_once(made: dict[str, Any], *, keys: str) -> None:
+    for name, value in made.items():
+        out.print(f"{name:<13} {value}", markup=False, soft_wrap=True)
+    err.print(f"Keep {keys} now: Accord stores only hashes of keys and cannot show them again.")
+
+
+@app.command("create")
+@with_settings
+def create(settings: Settings, name: Name, as_json: Json = False) -> None:
+    """Make a principal with its owner key (the person) and the key of its `default` agent,
+    which is selected; both are printed once: `{principal_id, name, owner_key, agent_key,
+    agent_id}`."""
+    made = _run(settings, as_json, lambda principals: principals.create(name))
+    if as_json:
+        print_json(made)
+        return
+    _print_once(made, keys="the owner key and the agent key")
+
+
+@app.command("agent-key")
+@with_settings
+def agent_key(
+    settings: Settings,
+    name: Name,
+    agent_id: Annotated[
+        str,
+        typer.Option(
+            "--agent-id",
+            help="The agent's id: 1–64 of [a-z0-9_-], not `accord`. A new key for an existing "
+            "id replaces its old key at once.",
+        ),
+    ],
+    as_json: Json = False,
+) -> None:
+    """Make a key for one agent of a principal, printed once: `{principal_id, agent_id,
+    agent_key}`. The agent negotiates once the owner selects it (PUT /api/me/agent)."""
+    made = _run(settings, as_json, lambda principals: principals.agent_key(name, agent_id))
+    if as_json:
+        print_json(made)
+        return
+    _print_once(made, keys="the agent key")
