@@ -271,7 +271,7 @@ def _check_header(artifact: object) -> tuple[str, dict[str, Any]]:
     header = _decode_header(artifact["protected"])
     if not isinstance(header, dict):
         raise _Failed("the protected header is not a JSON object")
-    if header.get("alg") not in ALGORITHMS:
+    if not isinstance(header.get("alg"), str) or header["alg"] not in ALGORITHMS:
         raise _Failed(f"alg {header.get('alg')!r} is not EdDSA or Ed25519")
     if header.get("b64") is not False:
         raise _Failed("the header must say b64: false (a detached, unencoded payload)")

@@ -370,6 +370,7 @@ HEADER_ATTACKS: Final = [
     pytest.param({"alg": "none"}, id="alg_none"),
     pytest.param({"alg": "RS256"}, id="alg_RS256"),
     pytest.param({"alg": None}, id="alg_missing"),
+    pytest.param({"alg": ["EdDSA"]}, id="alg_a_list"),
     pytest.param({"kid": None}, id="kid_missing"),
     pytest.param({"kid": ""}, id="kid_empty"),
 ]
