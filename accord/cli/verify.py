@@ -1,4 +1,4 @@
-"""`accord verify`: the seven checks of receipts.md on a receipt file, offline."""
+"""`accord verify`: the eight checks of docs/receipts.md on a receipt file, offline."""
 
 from pathlib import Path
 from typing import Annotated, Any

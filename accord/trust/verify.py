@@ -1,16 +1,27 @@
-"""Verifying a receipt offline (receipts.md, Verification), for Accord's receipts and any
-other OANP arbiter's alike. The checks, in order; every check that can run does:
+"""Verifying a receipt offline (receipts.md, Verification, as docs/receipts.md reads it), for
+Accord's receipts and any other OANP arbiter's alike. The checks, in order; every check that
+can run does:
 
 1. header     EdDSA/Ed25519, detached, b64:false, crit exactly ["b64"], a kid.
-2. key        exactly one acceptable Ed25519 key with that kid embedded in the receipt.
+2. key        exactly one acceptable Ed25519 key with that kid embedded in the receipt, with no
+              member outside {kty, crv, x, kid, alg, use, mode} and none that contradicts it.
 3. signature  it verifies over ASCII(protected) + "." + JCS(signed_payload).
-4. signer     that key (kid and x, byte for byte) is one the verifier pins.
+4. signer     that key (kid and x, byte for byte) is one the verifier pins, and of the mode
+              the embedded key states, if it states one.
 5. mode       live only when the pinned key and the receipt are both live; a test receipt
               counts only when test receipts are allowed.
 6. terms      final_terms and session_id equal what was signed.
-7. chain      (with the log) every envelope links to the one before, the last is the head the
-              receipt names, the length matches, and the signed chain_head is the envelope
-              before the agreement envelope.
+7. chain      (with the log) every envelope links to the one before and seq runs from 0; the
+              first envelope opens the negotiation that was signed; the last is the head the
+              receipt names and the length matches. Signed: the signed chain_head is the
+              envelope before the last, the signed agreement_hash (when signed) is the last,
+              and the last is an agreement holding the signed terms. Unsigned: the last
+              envelope is final and leaves the state the receipt names.
+8. report     (signed receipts) the state is agreed; the report (every member but the
+              signature's, the signed terms' copies and the reveals) commits to the signed
+              report_hash; each reveal opens, or fails to open, the commitment signed for its
+              party as its `matches` says, and I3 says whether all do. A receipt whose signed
+              payload has no report_hash passes with its unsigned members named as unchecked.
 
 `ok` only when every check that ran passed, the signature verified and the signer is pinned.
 Only keys the caller passes in are trusted: never the receipt's own, never one found nearby.
@@ -26,14 +37,32 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from accord.core.chain import ChainError, verify_chain
-from accord.core.commit import commit
+from accord.core.commit import commit, is_opening
 from accord.core.jsonio import JSON, JSONError, parse, same_json
 from accord.trust.ed25519 import UnacceptableKey, check_public_key
 from accord.trust.encoding import b64url_decode
 from accord.trust.jws import signing_input
+from accord.trust.receipts import JUDGED_ON_REVEALS, NOT_REPORTED, report_hash
 
 ALGORITHMS: Final = frozenset({"EdDSA", "Ed25519"})
-CHECKS: Final = ("header", "key", "signature", "signer", "mode", "terms", "chain")
+CHECKS: Final = ("header", "key", "signature", "signer", "mode", "terms", "chain", "report")
+JWK_MEMBERS: Final = frozenset({"kty", "crv", "x", "kid", "alg", "use", "mode"})
+REVEAL_MEMBERS: Final = frozenset({"party", "commitment", "matches", "private"})
+# Where the first envelope of each protocol names its negotiation (receipts.md: envelopes
+# carry their negotiation's id in the first envelope's payload).
+OPENING_IDS: Final = ("session_id", "room_id", "negotiation_id")
+# The envelope that ends an agreed log, and where its payload holds the agreed terms
+# (rooms-api.md `room.agreed`; arbitrated-rest.md and the Valyzen gateway `session.agree`).
+AGREEMENTS: Final[Mapping[str, str]] = {"room.agreed": "terms", "session.agree": "final_terms"}
+# The state each final envelope leaves a negotiation in.
+ENDINGS: Final[Mapping[str, str]] = {
+    "room.agreed": "agreed",
+    "session.agree": "agreed",
+    "move.reject": "closed",
+    "move.cancel": "closed",
+    "session.close": "closed",
+    "room.expired": "expired",
+}
 Status = Literal["valid", "invalid", "unverifiable", "unsigned"]
 
 
@@ -170,38 +199,50 @@ def verify_receipt(
     def skip(name: str, why: str) -> None:
         checks[name].skipped, checks[name].detail = True, why
 
+    unsigned = "unsigned receipt: nothing was agreed, so nothing was signed"
     if artifact is None:
         for name in CHECKS[:6]:
-            skip(name, "unsigned receipt: nothing was agreed, so nothing was signed")
+            skip(name, unsigned)
     else:
+        # 1. header
         header = run("header", lambda: _check_header(artifact))
+        # 2. key
         if header is None:
             skip("key", "no usable header")
         else:
             x = run("key", lambda: _check_key(receipt, header["kid"]))
+        # 3. signature
         if header is None or x is None:
             skip("signature", "no usable header and key")
         else:
             signature_ok = bool(run("signature", lambda: _check_signature(receipt, artifact, x)))
+        # 4. signer, 5. mode
         if header is None or x is None:
             skip("signer", "no usable key to compare")
             skip("mode", "no pinned key")
         else:
-            pinned = run("signer", lambda: _check_signer(trusted, header["kid"], x))
+            pinned = run("signer", lambda: _check_signer(trusted, receipt, header["kid"], x))
             if pinned is None:
                 skip("mode", "the signer is not pinned")
             else:
                 run("mode", lambda: _check_mode(receipt, pinned, allow_test))
+        # 6. terms
         run("terms", lambda: _check_terms(receipt))
+    # 7. chain
     if log is None:
         skip("chain", "no log given")
     else:
         run("chain", lambda: _check_chain(receipt, log))
+    # 8. report
+    if artifact is None:
+        skip("report", unsigned)
+    else:
+        run("report", lambda: _check_report(receipt))
 
     ran = [c for c in checks.values() if not c.skipped]
     all_passed = all(c.ok for c in ran)
     ok = artifact is not None and all_passed and signature_ok and pinned is not None
-    integrity = ("header", "key", "signature", "terms", "chain")
+    integrity = ("header", "key", "signature", "terms", "chain", "report")
     status: Status
     if ok:
         status = "valid"
@@ -230,7 +271,7 @@ def _check_header(artifact: object) -> tuple[str, dict[str, Any]]:
     header = _decode_header(artifact["protected"])
     if not isinstance(header, dict):
         raise _Failed("the protected header is not a JSON object")
-    if header.get("alg") not in ALGORITHMS:
+    if not isinstance(header.get("alg"), str) or header["alg"] not in ALGORITHMS:
         raise _Failed(f"alg {header.get('alg')!r} is not EdDSA or Ed25519")
     if header.get("b64") is not False:
         raise _Failed("the header must say b64: false (a detached, unencoded payload)")
@@ -249,10 +290,18 @@ def _check_key(receipt: Mapping[str, Any], kid: str) -> tuple[str, bytes]:
     matching = [k for k in keys if isinstance(k, dict) and k.get("kid") == kid]
     if len(matching) != 1:
         raise _Failed(f"the receipt embeds {len(matching)} keys with kid {kid}, not exactly one")
+    (jwk,) = matching
     try:
-        x = _public_key_bytes(matching[0])
+        x = _public_key_bytes(jwk)
     except ValueError as exc:
         raise _Failed(f"the embedded key is refused: {exc}") from None
+    if not set(jwk) <= JWK_MEMBERS:
+        extra = sorted(set(jwk) - JWK_MEMBERS)
+        raise _Failed(f"the embedded key has members outside the profile: {extra}")
+    if str(jwk.get("alg", "EdDSA")) not in ALGORITHMS or jwk.get("use", "sig") != "sig":
+        raise _Failed("the embedded key is not a signing key (alg EdDSA or Ed25519, use sig)")
+    if jwk.get("mode", "live") not in ("test", "live"):
+        raise _Failed("the embedded key's mode must be test or live")
     return "one acceptable Ed25519 key with that kid is embedded", x
 
 
@@ -273,13 +322,24 @@ def _check_signature(
     return "the signature verifies over the canonical signed payload", True
 
 
-def _check_signer(trusted: Sequence[TrustedKey], kid: str, x: bytes) -> tuple[str, TrustedKey]:
+def _check_signer(
+    trusted: Sequence[TrustedKey], receipt: Mapping[str, Any], kid: str, x: bytes
+) -> tuple[str, TrustedKey]:
     for key in trusted:
         if key.kid == kid and key.x == x:
+            if _embedded_mode(receipt, kid) not in (None, key.mode):
+                raise _Failed(f"the key {kid} is pinned as a {key.mode} key, embedded as another")
             return f"the key {kid} is pinned", key
     if any(key.kid == kid for key in trusted):
         raise _Failed(f"a different key is pinned under kid {kid}: the signer is unknown")
     raise _Failed(f"the key {kid} is not pinned: a valid signature proves nothing about who")
+
+
+def _embedded_mode(receipt: Mapping[str, Any], kid: str) -> object:
+    """The mode the embedded key states, if it states one (other arbiters' keys may not);
+    the key check found exactly one."""
+    keys = receipt["jwks"]["keys"]
+    return next(k.get("mode") for k in keys if isinstance(k, dict) and k.get("kid") == kid)
 
 
 def _check_mode(
@@ -319,13 +379,123 @@ def _check_chain(receipt: Mapping[str, Any], log: Sequence[JSON]) -> tuple[str, 
         head = verify_chain(log)
     except ChainError as exc:
         raise _Failed(f"the log does not verify: {exc}") from None
+    if not log:
+        raise _Failed("the log is empty")
     chain = receipt.get("chain")
     if not isinstance(chain, dict):
         raise _Failed("the receipt names no chain")
     if head != chain.get("head") or len(log) != chain.get("length"):
         raise _Failed("the log's head or length is not the one the receipt names")
+    first, last = log[0], log[-1]
+    assert isinstance(first, dict) and isinstance(last, dict)  # verify_chain checked each
     signed = receipt.get("signed_payload")
     session = signed.get("session") if isinstance(signed, dict) else None
-    if isinstance(session, dict) and (len(log) < 2 or session.get("chain_head") != commit(log[-2])):
+    named = session.get("session_id") if isinstance(session, dict) else receipt.get("session_id")
+    _check_opening(first, named)
+    if not isinstance(signed, dict):
+        _check_ending(last, receipt.get("state"))
+        return f"{len(log)} envelopes link up to the head the receipt names", True
+    if not isinstance(session, dict):
+        raise _Failed("the signed payload has no session to tie the log to")
+    if len(log) < 2 or session.get("chain_head") != commit(log[-2]):
         raise _Failed("the signed chain_head is not the envelope before the agreement")
-    return f"{len(log)} envelopes link up to the head the receipt names", True
+    if "agreement_hash" in session and session["agreement_hash"] != head:
+        raise _Failed("the last envelope is not the agreement that was signed (agreement_hash)")
+    _check_agreement(last, signed.get("final_terms"))
+    bound = "the whole log" if "agreement_hash" in session else "all but the last envelope"
+    return (
+        f"{len(log)} envelopes link up to the head the receipt names; the signature covers "
+        f"{bound}, and the last is the agreement of the signed terms",
+        True,
+    )
+
+
+def _check_opening(first: Mapping[str, Any], named: object) -> None:
+    payload = first.get("payload")
+    payload = payload if isinstance(payload, dict) else {}
+    opened = next((payload[m] for m in OPENING_IDS if m in payload), None)
+    if opened is None:
+        raise _Failed("the first envelope names no negotiation")
+    if opened != named:
+        raise _Failed(f"the log opens {opened!r}, not {named!r}: another negotiation's log")
+
+
+def _check_agreement(last: Mapping[str, Any], signed_terms: JSON) -> None:
+    member = AGREEMENTS.get(str(last.get("type")))
+    if member is None:
+        raise _Failed(f"the log ends with {last.get('type')!r}, not with an agreement")
+    payload = last.get("payload")
+    if not isinstance(payload, dict) or not _same_terms(payload.get(member), signed_terms):
+        raise _Failed("the agreement at the end of the log holds other terms than were signed")
+
+
+def _check_ending(last: Mapping[str, Any], state: object) -> None:
+    ending = ENDINGS.get(str(last.get("type")))
+    if ending is None:
+        raise _Failed(f"the log ends with {last.get('type')!r}, not with a final envelope")
+    if ending != state:
+        raise _Failed(f"the log ends {ending} ({last.get('type')}), the receipt says {state!r}")
+
+
+def _check_report(receipt: Mapping[str, Any]) -> tuple[str, bool]:
+    if receipt.get("state") != "agreed":
+        raise _Failed(f"a signed receipt is an agreement; this one says {receipt.get('state')!r}")
+    signed = receipt.get("signed_payload")
+    session = signed.get("session") if isinstance(signed, dict) else None
+    if not isinstance(session, dict):
+        raise _Failed("the receipt has no signed session to hold its report to")
+    if "report_hash" not in session:
+        unchecked = ", ".join(sorted(set(receipt) - NOT_REPORTED - {"state"})) or "nothing"
+        return (
+            f"state agreed; the arbiter signed no report, so these members are unsigned and "
+            f"unchecked: {unchecked}",
+            True,
+        )
+    try:
+        reported = report_hash(receipt)
+    except JSONError as exc:
+        raise _Failed(f"the report cannot be canonicalized: {exc.reason}") from None
+    if reported != session["report_hash"]:
+        raise _Failed(
+            "the report (state, protocol, chain, verdicts, invariants and the rest) is not "
+            "the one signed"
+        )
+    revealed = _check_reveals(receipt, session)
+    unchecked = ", ".join(m for m in ("signature",) if m in receipt) or "nothing"
+    return (
+        f"the report is the one signed; reveals checked against the commitments signed for "
+        f"their parties: {revealed} (which parties revealed is not signed); "
+        f"unsigned and unchecked: {unchecked} (the server's own note)",
+        True,
+    )
+
+
+def _check_reveals(receipt: Mapping[str, Any], session: Mapping[str, Any]) -> int:
+    """Reveals come after the signature: each must name the commitment signed for its party,
+    and `matches` and I3 must say what opening it gives. Returns how many there are."""
+    reveals = receipt.get("reveals", [])
+    if not isinstance(reveals, list):
+        raise _Failed("reveals is not a list")
+    all_open = True
+    for index, reveal in enumerate(reveals):
+        if not isinstance(reveal, dict) or set(reveal) != REVEAL_MEMBERS:
+            raise _Failed(f"reveal {index} is not {{party, commitment, matches, private}}")
+        party = reveal["party"]
+        signed = session.get(f"{party}_commitment") if isinstance(party, str) else None
+        if not isinstance(signed, str) or reveal["commitment"] != signed:
+            raise _Failed(f"reveal {index} names a commitment other than the one signed for it")
+        try:
+            opens = is_opening(signed, reveal["private"])
+        except JSONError:
+            opens = False
+        if reveal["matches"] is not opens:
+            raise _Failed(f"reveal {index} says matches {reveal['matches']!r}; it is {opens}")
+        all_open = all_open and opens
+    invariants = receipt.get("invariants")
+    if (
+        isinstance(invariants, dict)
+        and JUDGED_ON_REVEALS in invariants
+        and invariants[JUDGED_ON_REVEALS] is not all_open
+    ):
+        raise _Failed(f"{JUDGED_ON_REVEALS} must be {all_open}: what the reveals show")
+    return len(reveals)

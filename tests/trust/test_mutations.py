@@ -101,6 +101,13 @@ def test_a_changed_value_in_the_signed_payload_fails_the_signature(
         expected.add("terms")  # the unsigned copies now differ from what was signed
     if path == ("session", "chain_head"):
         expected.add("chain")  # the signed head no longer names the envelope before agreement
+    if path[0] == "final_terms" or path in (
+        ("session", "session_id"),
+        ("session", "agreement_hash"),
+    ):
+        expected.add("chain")  # the log no longer opens, ends or agrees as signed
+    if path == ("session", "report_hash"):
+        expected.add("report")  # the receipt's report is no longer the one signed
     verification = _verify(signed, receipt)
     assert _failed(verification) == expected, path
     assert verification.status == "invalid" and not verification.ok
@@ -301,7 +308,7 @@ def test_a_forgery_re_signed_by_a_foreign_key_under_our_kid_fails_the_signer(
     forged = ATTACKER.sign(protected.encode() + b"." + canonical(receipt["signed_payload"]))
     receipt["artifact"]["signature"] = b64url(forged)
     receipt["jwks"] = {"keys": [_foreign_jwk(kid)]}
-    verification = _verify(signed, receipt)
+    verification = verify_receipt(receipt, trusted=load_trusted(signed.agreement.jwks))
     assert _failed(verification) == {"signer"}
     assert (verification.status, verification.ok, verification.signer) == (
         "unverifiable",
@@ -310,6 +317,8 @@ def test_a_forgery_re_signed_by_a_foreign_key_under_our_kid_fails_the_signer(
     )
     with pytest.raises(Exception, match="signer"):
         verification.raise_for_failure()
+    # With the log, the agreement at its end holds the real terms, not the forged ones.
+    assert _failed(_verify(signed, receipt)) == {"signer", "chain"}
 
 
 def _header(signed: Signed, **changes: Any) -> dict[str, Any]:
@@ -361,6 +370,7 @@ HEADER_ATTACKS: Final = [
     pytest.param({"alg": "none"}, id="alg_none"),
     pytest.param({"alg": "RS256"}, id="alg_RS256"),
     pytest.param({"alg": None}, id="alg_missing"),
+    pytest.param({"alg": ["EdDSA"]}, id="alg_a_list"),
     pytest.param({"kid": None}, id="kid_missing"),
     pytest.param({"kid": ""}, id="kid_empty"),
 ]

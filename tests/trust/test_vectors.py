@@ -290,8 +290,12 @@ def test_valyzen_receipt_is_valid_when_its_test_key_is_pinned_and_test_is_allowe
         "mode": "ok",
         "terms": "ok",
         "chain": "skipped",
+        "report": "ok",
     }
     verification.raise_for_failure()
+    # The gateway signs no report: the verifier says which members nothing vouches for.
+    (report,) = [c for c in verification.checks if c.id == "report"]
+    assert "unsigned and unchecked: attested, chain, enforcement" in report.detail
 
 
 def test_valyzen_receipt_signer_is_unpinned_when_its_key_is_not_pinned() -> None:

@@ -9,7 +9,7 @@ from accord.core.envelope import Envelope
 from accord.protocols.arbitrated.invariants import invariants as invariants
 from accord.protocols.arbitrated.invariants import reveals_of as reveals_of
 from accord.protocols.arbitrated.state import OANP_VERSION, PROTOCOL, Phase, SessionState
-from accord.trust.receipts import ReceiptBody
+from accord.trust.receipts import ReceiptBody, log_binding, report_hash
 
 
 def build_receipt(
@@ -44,6 +44,8 @@ def build_receipt(
     }
     if state.phase is not Phase.AGREED:
         return ReceiptBody(members, None)
+    # I6: an agreement's receipt is the signed one; the report signed below says so.
+    members["invariants"]["I6_signed_artifact"] = True
     agreed = log[-1].payload
     signed = {
         "final_terms": state.final_terms,
@@ -54,7 +56,8 @@ def build_receipt(
             "arbiter_agent_id": arbiter_id,
             "fairness_profile": rules["fairness_profile"],
             "rounds_completed": agreed["round"],
-            "chain_head": commit(wire[-2]),
+            **log_binding(wire),
+            "report_hash": report_hash(members),
             "buyer_commitment": state.parties["buyer"]["commitment"],
             "merchant_commitment": state.parties["merchant"]["commitment"],
             "attested_source": state.attested["source"],

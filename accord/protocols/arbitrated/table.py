@@ -139,13 +139,7 @@ class ArbitratedTable:
         arbiter_id: str,
         retention_days: int,
     ) -> ReceiptBody:
-        """The receipt's members and what is signed; an agreement's receipt reports I6 kept,
-        for it is signed as soon as it is made."""
-        body = build_receipt(state, log, arbiter_id=arbiter_id, retention_days=retention_days)
-        if body.signed_payload is None:
-            return body
-        kept = body.members["invariants"] | {invariants.I6: True}
-        return ReceiptBody(body.members | {"invariants": kept}, body.signed_payload)
+        return build_receipt(state, log, arbiter_id=arbiter_id, retention_days=retention_days)
 
     def signing_mode(self, state: SessionState) -> Mode:
         return state.mode

@@ -1,5 +1,6 @@
 """A room's receipt, made from its log alone (receipts.md, Receipt), so the same log always
-yields the same signed payload. Signing is the trust layer's; this says what is signed."""
+yields the same signed payload. Signing is the trust layer's; this says what is signed: the
+terms, the room, the whole log and the report (docs/receipts.md, What is signed)."""
 
 from collections.abc import Sequence
 from typing import Any, Final
@@ -8,7 +9,7 @@ from accord.core.chain import ChainError, verify_chain
 from accord.core.commit import commit
 from accord.core.envelope import Envelope
 from accord.protocols.rooms.state import PROTOCOL, Status
-from accord.trust.receipts import ReceiptBody
+from accord.trust.receipts import ReceiptBody, log_binding, report_hash
 
 OANP_VERSION: Final = "0.1"
 FINAL_TYPES: Final = frozenset({"room.agreed", "room.expired", "move.reject", "move.cancel"})
@@ -70,30 +71,30 @@ def build_receipt(log: Sequence[Envelope], *, arbiter_id: str, retention_days: i
         "mode": "live",
         "reveals": [],
     }
-    signed: dict[str, Any] | None = None
-    approvals: list[dict[str, Any]] = []
-    if state is Status.AGREED:
-        agreed = log[-1].payload
-        approvals = _approvals(log, agreed["subject_hash"])
-        members["final_terms"] = agreed["terms"]
-        signed = {
-            "final_terms": agreed["terms"],
-            "session": {
-                "session_id": opened["room_id"],
-                "oanp_version": OANP_VERSION,
-                "protocol": PROTOCOL,
-                "arbiter_agent_id": arbiter_id,
-                "chain_head": commit(wire[-2]),
-                "subject_hash": agreed["subject_hash"],
-                "approvals": approvals,
-                "limit_commitments": commitments,
-            },
-        }
+    approvals = _approvals(log, log[-1].payload["subject_hash"]) if state is Status.AGREED else []
     members["invariants"] = {
         "hash_chain": chain_ok,
         "single_final_state": len(finals) == 1 and finals[0] is log[-1],
         "limits_committed": len(commitments) == (2 if joined is not None else 1),
         "two_approvals_same_terms": state is not Status.AGREED
         or sorted(a["seat"] for a in approvals) == ["joiner", "opener"],
+    }
+    if state is not Status.AGREED:
+        return ReceiptBody(members, None)
+    agreed = log[-1].payload
+    members["final_terms"] = agreed["terms"]
+    signed = {
+        "final_terms": agreed["terms"],
+        "session": {
+            "session_id": opened["room_id"],
+            "oanp_version": OANP_VERSION,
+            "protocol": PROTOCOL,
+            "arbiter_agent_id": arbiter_id,
+            **log_binding(wire),
+            "report_hash": report_hash(members),
+            "subject_hash": agreed["subject_hash"],
+            "approvals": approvals,
+            "limit_commitments": commitments,
+        },
     }
     return ReceiptBody(members, signed)
