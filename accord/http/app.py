@@ -11,6 +11,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 
 from accord import __version__
+from accord.app.events import Events
 from accord.app.merchants import Merchants
 from accord.app.rooms import Rooms
 from accord.app.sessions import Sessions
@@ -32,11 +33,18 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         db = Database(settings.database)
         keys = Keys(keyring_path(settings.key_file, settings.data_dir), now=clock())
-        service = Rooms(db, settings, clock=clock, keys=keys)
+        events = Events(db)
+        app.state.events = events
+        service = Rooms(db, settings, clock=clock, keys=keys, notifier=events.notifier)
         app.state.rooms = service
         app.state.merchants = Merchants(db, settings, clock=clock)
         app.state.sessions = Sessions(
-            db, settings, clock=clock, merchants=app.state.merchants, keys=keys
+            db,
+            settings,
+            clock=clock,
+            merchants=app.state.merchants,
+            keys=keys,
+            notifier=events.notifier,
         )
         stop = threading.Event()
         sweeper = threading.Thread(
@@ -46,7 +54,8 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         )
         sweeper.start()
         try:
-            yield
+            async with events.listening():
+                yield
         finally:
             stop.set()
             sweeper.join(timeout=5)
