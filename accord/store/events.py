@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, NotRequired, TypedDict
 
-from sqlalchemy import ColumnElement, Connection, and_, func, or_, select
+from sqlalchemy import ColumnElement, Connection, and_, or_, select
 
 from accord.store import driver, notifications
 from accord.store.tables import events
@@ -108,7 +108,3 @@ def _read(
         .limit(limit)
     )
     return [EventRow(*row) for row in conn.execute(query)]
-
-
-def last_event_id(conn: Connection) -> int:
-    return int(conn.execute(select(func.coalesce(func.max(events.c.id), 0))).scalar_one())
