@@ -12,6 +12,7 @@ from accord.core.jsonio import canonical
 from accord.core.protocol import Decision, Table
 from accord.core.step import Stepped, step
 from accord.store import records
+from accord.store.events import NewEvent, insert_events
 
 S = TypeVar("S", bound=BaseModel)
 
@@ -26,7 +27,8 @@ def append(
     *,
     ts: str,
     message_id: str | None = None,
-) -> Stepped[S]:
+) -> tuple[Stepped[S], frozenset[str]]:
+    """The step, stored; with the keys (negotiation and scope) its events are for."""
     stepped = step(
         table,
         state,
@@ -38,7 +40,7 @@ def append(
         message_id=message_id,
     )
     scope = table.scope(stepped.state)
-    events: list[dict[str, object]] = []
+    events: list[NewEvent] = []
     for linked in stepped.public:
         records.insert_envelope(conn, negotiation_id, linked.envelope, linked.body)
         events.append(_event(negotiation_id, None, "envelope", linked.body, scope=scope))
@@ -58,8 +60,7 @@ def append(
                     scope=None,
                 )
             )
-    records.insert_events(conn, events)
-    return stepped
+    return stepped, insert_events(conn, events)
 
 
 def _event(
@@ -70,11 +71,12 @@ def _event(
     *,
     owner_only: bool = False,
     scope: str | None,
-) -> dict[str, object]:
+) -> NewEvent:
     return {
         "negotiation_id": negotiation_id,
         "party": party,
         "owner_only": owner_only,
         "kind": kind,
         "data": data.decode(),
+        "scope": scope,
     }

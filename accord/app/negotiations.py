@@ -8,6 +8,7 @@ A table's service (`rooms.py`, `sessions.py`) keeps only its credentials and its
 import asyncio
 import json
 import secrets
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -116,6 +117,7 @@ class Negotiations:
         self._settings = settings
         self._keys = keys
         self._states: dict[str, tuple[str, Any]] = {}
+        self._appending = threading.local()
 
     def table(self, name: str) -> Table[Any]:
         return self.tables[name]
@@ -248,20 +250,35 @@ class Negotiations:
 
     def write(self, txn: Callable[[Connection], T | Refused]) -> T:
         """Run a write; a refusal returned (not raised) keeps what the transaction recorded
-        before it, such as a due expiry."""
-        result = self.db.write(txn)
-        self.notifier.notify()
+        before it, such as a due expiry. Once it is durable, the streams of what it appended
+        are woken."""
+        result, keys = self.db.write(self._keyed(txn))
+        self.notifier.notify(keys)
         if isinstance(result, Refused):
             raise result
         return result
 
     async def write_async(self, txn: Callable[[Connection], T | Refused]) -> T:
         """The same write for an event loop: no thread waits while the writer works."""
-        result = await asyncio.wrap_future(self.db.submit(txn))
-        self.notifier.notify()
+        result, keys = await asyncio.wrap_future(self.db.submit(self._keyed(txn)))
+        self.notifier.notify(keys)
         if isinstance(result, Refused):
             raise result
         return result
+
+    def _keyed(self, txn: Callable[[Connection], T]) -> Callable[[Connection], tuple[T, set[str]]]:
+        """`txn`, answering also the keys of the events it appended (the writer thread runs
+        one transaction at a time, so a thread-local collects them)."""
+
+        def keyed(conn: Connection) -> tuple[T, set[str]]:
+            keys: set[str] = set()
+            self._appending.keys = keys
+            try:
+                return txn(conn), keys
+            finally:
+                self._appending.keys = None
+
+        return keyed
 
     def read(self, fn: Callable[[Connection], T]) -> T:
         return self.db.read(fn)
@@ -282,10 +299,9 @@ class Negotiations:
 
     def expire_now(self, table: Table[S], negotiation_id: str) -> None:
         """Record an expiry if one is due (on access: the caller saw it due)."""
-        if self.db.write(
+        self.write(
             lambda conn: self.expire_if_due(conn, table, self.lock(conn, table, negotiation_id))
-        ):
-            self.notifier.notify()
+        )
 
     def log(self, negotiation_id: str) -> list[Any]:
         bodies = self.db.read(lambda conn: records.read_log_bodies(conn, negotiation_id))
@@ -322,8 +338,6 @@ class Negotiations:
                 tried.add(negotiation_id)
                 if (envelope := self._expire(self.tables[protocol], negotiation_id)) is not None:
                     ended.append(Ended(protocol, negotiation_id, envelope))
-        if ended:
-            self.notifier.notify()
         return ended
 
     def _expire(self, table: Table[S], negotiation_id: str) -> Envelope | None:
@@ -333,7 +347,7 @@ class Negotiations:
             loaded = self.lock(conn, table, negotiation_id)
             return loaded.public[-1] if self.expire_if_due(conn, table, loaded) else None
 
-        return self.db.write(txn)
+        return self.write(txn)
 
     # -- the step on the store -----------------------------------------------------------
 
@@ -349,9 +363,12 @@ class Negotiations:
         message_id: str | None = None,
     ) -> Loaded[S]:
         ts = format_time(now)
-        stepped = ledger.append(
+        stepped, keys = ledger.append(
             conn, table, negotiation_id, state, head, decision, ts=ts, message_id=message_id
         )
+        collected: set[str] | None = getattr(self._appending, "keys", None)
+        if collected is not None:
+            collected |= keys
         public = [linked.envelope for linked in stepped.public]
         if broken := table.broken_invariants(state, stepped.state, public):
             raise InvariantBroken(f"{table.name} {negotiation_id} would break {sorted(broken)}")

@@ -261,18 +261,6 @@ class Rooms:
             partial(self._authorize, token=token, room_id=room_id, action=action)
         )
 
-    def events(self, access: SeatCaller, after: int) -> list[records.EventRow]:
-        self._current_state(access.negotiation_id)
-        return self._kernel.read(
-            lambda conn: records.read_events(
-                conn,
-                access.negotiation_id,
-                party=access.party,
-                is_owner=access.is_owner,
-                after=after,
-            )
-        )
-
     # -- the room's own ------------------------------------------------------------------
 
     def _authorize(

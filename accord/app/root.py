@@ -5,10 +5,10 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from accord.app.events import Events
 from accord.app.keys import KeyService
 from accord.app.merchants import Merchants
 from accord.app.negotiations import Negotiations
-from accord.app.notifier import Notifier
 from accord.app.principals import Principals
 from accord.app.rooms import Rooms
 from accord.app.sessions import Sessions
@@ -45,7 +45,8 @@ class Accord:
         self._owns_db = db is None
         self.db = Database(settings.database) if db is None else db
         self.keys = KeyService(settings, clock=clock, keys=keys)
-        self.notifier = Notifier()
+        self.events = Events(self.db)
+        self.notifier = self.events.notifier
         self.tables: dict[str, Table[Any]] = build_tables(settings.table_settings, registry)
         self.negotiations = Negotiations(
             self.db,

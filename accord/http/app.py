@@ -30,6 +30,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         app.state.merchants = accord.merchants
         app.state.sessions = accord.sessions
         app.state.principals = accord.principals
+        app.state.events = accord.events
         stop = threading.Event()
         sweeper = threading.Thread(
             target=_sweep_forever,
@@ -38,7 +39,8 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         )
         sweeper.start()
         try:
-            yield
+            async with accord.events.listening():
+                yield
         finally:
             stop.set()
             sweeper.join(timeout=5)

@@ -1,16 +1,14 @@
 """Rooms over HTTP: exactly the surface of spec/rooms-api.md."""
 
-import asyncio
-from collections.abc import AsyncIterator
-from typing import Annotated, Any, Final
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response, StreamingResponse
 
-from accord.app.notifier import Notifier
+from accord.app.events import SeatAudience
 from accord.app.rooms import RoomAction, Rooms
-from accord.core.refusals import RefusalCode, refuse
+from accord.http import streams
 from accord.http.auth import Bearer
 from accord.http.strict import StrictRoute
 from accord.protocols.rooms.moves import (
@@ -22,9 +20,6 @@ from accord.protocols.rooms.moves import (
 )
 
 router = APIRouter(route_class=StrictRoute, tags=["rooms"])
-
-POLL_SECONDS: Final = 1.0
-KEEPALIVE_SECONDS: Final = 15.0
 
 
 def _rooms(request: Request) -> Rooms:
@@ -118,45 +113,10 @@ async def room_events(
     request: Request,
     token: Bearer,
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
-) -> StreamingResponse:
+) -> Response:
     rooms = _rooms(request)
-    notifier: Notifier = request.app.state.accord.notifier
     access = await run_in_threadpool(rooms.authorize, token, room_id)
-    if last_event_id is not None and not last_event_id.isdigit():
-        raise refuse(
-            RefusalCode.INVALID_REQUEST,
-            "Last-Event-ID must be the id of an event this stream sent.",
-            fields={"Last-Event-ID": "a non-negative integer"},
-        )
-    after = int(last_event_id or 0)
-
-    async def stream() -> AsyncIterator[str]:
-        nonlocal after
-        wake = notifier.register()
-        idle = 0.0
-        try:
-            yield ": accord event stream\n\n"
-            while not await request.is_disconnected():
-                wake.clear()
-                rows = await run_in_threadpool(rooms.events, access, after)
-                for row in rows:
-                    yield f"id: {row.id}\nevent: {row.kind}\ndata: {row.data}\n\n"
-                    after = row.id
-                if rows:
-                    idle = 0.0
-                    continue
-                try:
-                    await asyncio.wait_for(wake.wait(), timeout=POLL_SECONDS)
-                except TimeoutError:
-                    idle += POLL_SECONDS
-                    if idle >= KEEPALIVE_SECONDS:
-                        idle = 0.0
-                        yield ": keep-alive\n\n"
-        finally:
-            notifier.unregister(wake)
-
-    return StreamingResponse(
-        stream(),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-    )
+    after = streams.resume_after(last_event_id)
+    # Opening a stream is an access: a deadline that has passed is recorded first.
+    await run_in_threadpool(rooms.show, token, room_id)
+    return streams.event_stream(request, SeatAudience.of(access), after)

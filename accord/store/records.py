@@ -1,48 +1,26 @@
-"""Reading and writing rows: negotiations, logs, private records, credentials, idempotency,
-events. Functions of a Connection, so that callers choose the transaction."""
+"""Reading and writing rows: negotiations, logs, private records, credentials, idempotency.
+Functions of a Connection, so that callers choose the transaction. Events have their own
+module, `accord.store.events`."""
 
-import functools
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-from sqlalchemy import Connection, and_, bindparam, func, insert, or_, select
+from sqlalchemy import Connection, bindparam, insert, select
 
 from accord.core.chain import ChainHead
 from accord.core.commit import Hash, commit_bytes
 from accord.core.envelope import Envelope
 from accord.core.jsonio import parse_canonical
+from accord.store.driver import execute as _raw
 from accord.store.tables import (
     LIVE,
     credentials,
     envelopes,
-    events,
     negotiations,
     private_records,
     receipts,
 )
-
-
-@functools.lru_cache(maxsize=64)
-def _statement(dialect: str, sql: str) -> str:
-    """`:name` for sqlite3, `%(name)s` for psycopg."""
-    return sql if dialect == "sqlite" else re.sub(r":(\w+)", r"%(\1)s", sql)
-
-
-def _raw(
-    conn: Connection, sql: str, params: Mapping[str, Any] | Sequence[Mapping[str, Any]]
-) -> Any:
-    """The few statements every move runs go straight to the driver, inside the caller's
-    transaction: SQLAlchemy's statement machinery cost more than the database itself here
-    (benchmarks/rooms_throughput.py). Named parameters, written once for both drivers."""
-    cursor = conn.connection.cursor()
-    statement = _statement(conn.dialect.name, sql)
-    if isinstance(params, Mapping):
-        cursor.execute(statement, params)
-    else:
-        cursor.executemany(statement, params)
-    return cursor
 
 
 @dataclass(frozen=True)
@@ -316,49 +294,6 @@ def remember(
             "response": response,
         },
     )
-
-
-@dataclass(frozen=True)
-class EventRow:
-    id: int
-    kind: str
-    data: str
-
-
-def insert_events(conn: Connection, rows: Iterable[dict[str, object]]) -> None:
-    values = list(rows)
-    if values:
-        _raw(
-            conn,
-            "INSERT INTO events (negotiation_id, party, owner_only, kind, data) "
-            "VALUES (:negotiation_id, :party, :owner_only, :kind, :data)",
-            values,
-        )
-
-
-def read_events(
-    conn: Connection,
-    negotiation_id: str,
-    *,
-    party: str,
-    is_owner: bool,
-    after: int,
-    limit: int = 200,
-) -> list[EventRow]:
-    audience = or_(events.c.party.is_(None), events.c.party == party)
-    if not is_owner:
-        audience = and_(audience, events.c.owner_only.is_(False))
-    query = (
-        select(events.c.id, events.c.kind, events.c.data)
-        .where(events.c.negotiation_id == negotiation_id, events.c.id > after, audience)
-        .order_by(events.c.id)
-        .limit(limit)
-    )
-    return [EventRow(row.id, row.kind, row.data) for row in conn.execute(query)]
-
-
-def last_event_id(conn: Connection) -> int:
-    return int(conn.execute(select(func.coalesce(func.max(events.c.id), 0))).scalar_one())
 
 
 def insert_receipt(conn: Connection, negotiation_id: str, body: bytes, now: str) -> None:

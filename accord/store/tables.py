@@ -106,7 +106,11 @@ events = Table(
     Column("owner_only", Boolean, nullable=False),
     Column("kind", String(16), nullable=False),
     Column("data", Text, nullable=False),
+    # An audience beyond the negotiation's seats that follows it, such as a tenant and mode
+    # ("tenant:ten_…:test"); NULL when only the seats follow it.
+    Column("scope", String(128)),
     Index("events_by_negotiation", "negotiation_id", "id"),
+    Index("events_by_scope", "scope", "id"),
 )
 
 receipts = Table(

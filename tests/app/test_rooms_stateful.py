@@ -24,6 +24,7 @@ from hypothesis.stateful import (
     rule,
 )
 
+from accord.app.events import SeatAudience
 from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.core.chain import verify_chain
@@ -753,9 +754,9 @@ class RoomsMachine(RuleBasedStateMachine):
                 room = self.rooms.show(token, model.room_id)
                 views.append(room)
                 assert _leaks(room, numbers, secrets) == []
-                access = self.rooms.authorize(token, model.room_id)
+                audience = SeatAudience.of(self.rooms.authorize(token, model.room_id))
                 after = 0
-                while batch := self.rooms.events(access, after):
+                while batch := self.accord.events.read(audience, after):
                     data = [json.loads(row.data) for row in batch]
                     assert _leaks(data, numbers, secrets) == []
                     after = batch[-1].id

@@ -331,6 +331,18 @@ CASES = [
         ),
         id="events-negative_last_event_id",
     ),
+    pytest.param(
+        Case(
+            "GET",
+            EVENTS,
+            "opener_seat",
+            "invalid_request",
+            headers={"Last-Event-ID": "9223372036854775808"},
+            detail="fields",
+            names=("Last-Event-ID",),
+        ),
+        id="events-last_event_id_past_64_bits",
+    ),
 ]
 
 

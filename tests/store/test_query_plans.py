@@ -13,6 +13,7 @@ import psycopg
 import pytest
 from sqlalchemy import Engine, event
 
+from accord.app.events import SeatAudience
 from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.core.commit import commit
@@ -90,7 +91,7 @@ def _life(settings: Settings) -> None:
         rooms.show(owner, room_id)
         rooms.log(owner, room_id)
         rooms.receipt(owner, room_id)
-        rooms.events(rooms.authorize(owner, room_id), 0)
+        accord.events.read(SeatAudience.of(rooms.authorize(owner, room_id)), 0)
         rooms.list_rooms(ListRequest(tokens=[owner, joined["seat_token"]]))
         rooms.open(OpenRequest(subject_schema=SCHEMA))
 

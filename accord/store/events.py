@@ -1,0 +1,110 @@
+"""Events: what the streams of each audience deliver (SSE, waits, subscriptions, webhooks), in
+one global sequence, so that a stream resumes after the last id it sent on any process.
+
+A row is for one party (`party`) or for everyone at the table (`party` NULL); `owner_only`
+keeps it from agents; `scope` names an audience beyond the seats that follows the negotiation.
+Functions of a Connection, so that callers choose the transaction."""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final, NotRequired, TypedDict
+
+from sqlalchemy import ColumnElement, Connection, and_, or_, select
+
+from accord.store import driver, notifications
+from accord.store.tables import events
+
+BATCH: Final = 200
+
+
+class NewEvent(TypedDict):
+    """An event to insert, as the ledger builds it."""
+
+    negotiation_id: str
+    party: str | None
+    owner_only: bool
+    kind: str
+    data: str
+    scope: NotRequired[str | None]
+
+
+@dataclass(frozen=True)
+class EventRow:
+    id: int
+    kind: str
+    data: str
+    negotiation_id: str
+
+
+_INSERT: Final = (
+    "INSERT INTO events (negotiation_id, party, owner_only, kind, data, scope) "
+    "VALUES (:negotiation_id, :party, :owner_only, :kind, :data, :scope)"
+)
+
+
+def insert_events(conn: Connection, rows: Iterable[NewEvent]) -> frozenset[str]:
+    """Insert events and return their keys (negotiation ids and scopes), for the notifier
+    once the transaction has committed. On PostgreSQL the same keys are NOTIFY'd in this
+    transaction, so that other processes hear of them exactly at commit."""
+    values = [
+        {
+            "negotiation_id": row["negotiation_id"],
+            "party": row["party"],
+            "owner_only": row["owner_only"],
+            "kind": row["kind"],
+            "data": row["data"],
+            "scope": row.get("scope"),
+        }
+        for row in rows
+    ]
+    if not values:
+        return frozenset()
+    driver.execute(conn, _INSERT, values)
+    keys = frozenset(
+        key
+        for value in values
+        for key in (value["negotiation_id"], value["scope"])
+        if isinstance(key, str)
+    )
+    notifications.publish(conn, keys)
+    return keys
+
+
+def read_seat_events(
+    conn: Connection,
+    negotiation_id: str,
+    *,
+    party: str,
+    is_owner: bool,
+    after: int,
+    limit: int = BATCH,
+) -> list[EventRow]:
+    """A seat's events: its negotiation's public ones and its own."""
+    audience = and_(
+        events.c.negotiation_id == negotiation_id,
+        or_(events.c.party.is_(None), events.c.party == party),
+    )
+    return _read(conn, audience, is_owner=is_owner, after=after, limit=limit)
+
+
+def read_scope_events(
+    conn: Connection, scope: str, *, is_owner: bool, after: int, limit: int = BATCH
+) -> list[EventRow]:
+    """A scope's events: the public events of the negotiations it follows. What is addressed
+    to one party stays that party's, whoever else follows the negotiation."""
+    audience = and_(events.c.scope == scope, events.c.party.is_(None))
+    return _read(conn, audience, is_owner=is_owner, after=after, limit=limit)
+
+
+def _read(
+    conn: Connection, audience: ColumnElement[bool], *, is_owner: bool, after: int, limit: int
+) -> list[EventRow]:
+    if not is_owner:
+        audience = and_(audience, events.c.owner_only.is_(False))
+    query = (
+        select(events.c.id, events.c.kind, events.c.data, events.c.negotiation_id)
+        .where(events.c.id > after, audience)
+        .order_by(events.c.id)
+        .limit(limit)
+    )
+    return [EventRow(*row) for row in conn.execute(query)]
