@@ -3,16 +3,21 @@ the negotiation capability under the operator's own namespace, and the server se
 capability's `spec` page, JSON Schema and OpenAPI document itself, cacheable and never
 redirected."""
 
+import functools
 import html
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from starlette.routing import BaseRoute
 
 from accord.app.root import Accord
 from accord.app.settings import Settings
+from accord.http import merchants, sessions
 from accord.protocols.arbitrated.moves import Move, OpenSessionRequest
 
 UCP_VERSION: Final = "2026-01-23"
@@ -22,9 +27,7 @@ SPEC_PATH: Final = "/ucp/negotiation/spec"
 SCHEMA_PATH: Final = "/ucp/negotiation/schema.json"
 OPENAPI_PATH: Final = "/ucp/negotiation/openapi.json"
 JSON_SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
-# The buyer's part of the REST surface, which the negotiation service's OpenAPI describes.
-SERVICE_TAGS: Final = frozenset({"sessions"})
-SERVICE_PATHS: Final = frozenset({"/v1/me", "/v1/catalogue"})
+READS: Final = frozenset({"/v1/me", "/v1/catalogue"})
 
 
 def namespace(settings: Settings) -> str:
@@ -180,13 +183,14 @@ _PARTS: Final[tuple[tuple[str, Any, Literal["validation", "serialization"]], ...
 
 
 def capability_schema(schema_id: str) -> dict[str, Any]:
-    """The capability's JSON Schema, made from the models the server validates with: what a
-    buyer sends (OpenSessionRequest, Move) and what it gets back (SessionView, Receipt)."""
-    defs: dict[str, Any] = {}
-    for name, model, mode in _PARTS:
-        part = TypeAdapter(model).json_schema(ref_template="#/$defs/{model}", mode=mode)
-        defs.update(part.pop("$defs", {}))
-        defs[name] = part
+    """The capability's JSON Schema, made by pydantic from the models the server validates with:
+    what a buyer sends (OpenSessionRequest, Move) and what it gets back (SessionView, Receipt),
+    one generator for all four so that a shared model is defined once."""
+    inputs = [(name, mode, TypeAdapter(model)) for name, model, mode in _PARTS]
+    parts, generated = TypeAdapter.json_schemas(inputs, ref_template="#/$defs/{model}")
+    defs: dict[str, Any] = generated["$defs"]
+    for (name, _mode), part in parts.items():
+        defs.setdefault(name, part)  # a model is defined under its own name; a union is not
     return {
         "$schema": JSON_SCHEMA_DIALECT,
         "$id": schema_id,
@@ -198,38 +202,25 @@ def capability_schema(schema_id: str) -> dict[str, Any]:
     }
 
 
-def service_openapi(document: Mapping[str, Any], base_url: str) -> dict[str, Any]:
-    """The negotiation service's part of the app's OpenAPI document."""
-    paths = {
-        path: item
-        for path, item in document.get("paths", {}).items()
-        if path in SERVICE_PATHS
-        or any(SERVICE_TAGS & set(op.get("tags", ())) for op in item.values())
-    }
-    schemas = document.get("components", {}).get("schemas", {})
-    wanted: set[str] = set()
-    pending = _schema_refs(paths)
-    while pending:  # the schemas these paths use, and the schemas those use
-        name = pending.pop()
-        if name not in wanted and name in schemas:
-            wanted.add(name)
-            pending |= _schema_refs(schemas[name])
-    components = {
-        **document.get("components", {}),
-        "schemas": {n: schemas[n] for n in sorted(wanted)},
-    }
-    return {**document, "servers": [{"url": base_url}], "paths": paths, "components": components}
+def service_routes() -> list[BaseRoute]:
+    """The buyer's part of the REST surface, which the negotiation service's OpenAPI
+    describes: every session route, and the two merchant reads a buyer's agent uses."""
+    reads = [r for r in merchants.router.routes if isinstance(r, APIRoute) and r.path in READS]
+    return [*reads, *sessions.router.routes]
 
 
-def _schema_refs(node: Any) -> set[str]:
-    prefix = "#/components/schemas/"
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        found = {ref.removeprefix(prefix)} if isinstance(ref, str) else set()
-        return found.union(*(_schema_refs(v) for v in node.values()))
-    if isinstance(node, list):
-        return set().union(*(_schema_refs(v) for v in node))
-    return set()
+def service_openapi(app: FastAPI, base_url: str) -> dict[str, Any]:
+    """The negotiation service's OpenAPI document: FastAPI's own generator over the service's
+    routes, titled as the app is, so it says what the app's own document says of them."""
+    return get_openapi(
+        title=app.title,
+        version=app.version,
+        openapi_version=app.openapi_version,
+        summary=app.summary,
+        description=app.description,
+        routes=service_routes(),
+        servers=[{"url": base_url}],
+    )
 
 
 def spec_page(settings: Settings) -> str:
@@ -284,9 +275,12 @@ def create_router(settings: Settings) -> APIRouter:
     def capability_json_schema() -> JSONResponse:
         return JSONResponse(schema, headers=headers, media_type="application/schema+json")
 
+    @functools.cache  # generating takes a while; the app's routes are fixed once it serves
+    def openapi_of(app: FastAPI) -> dict[str, Any]:
+        return service_openapi(app, settings.base_url)
+
     def negotiation_openapi(request: Request) -> JSONResponse:
-        document = service_openapi(request.app.openapi(), settings.base_url)
-        return JSONResponse(document, headers=headers)
+        return JSONResponse(openapi_of(request.app), headers=headers)
 
     routes = (
         ("/.well-known/ucp", ucp_profile, "The UCP profile: the negotiation capability"),

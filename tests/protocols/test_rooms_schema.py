@@ -1,12 +1,14 @@
 """Subject schemas, terms and limits (`accord/protocols/rooms/schema.py`, DESIGN.md "Rooms"):
 validation, normalisation before hashing, and comparison against limits."""
 
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
 from accord.core.commit import commit
 from accord.protocols.rooms.schema import (
+    TYPES,
+    FieldSpec,
     incompatible_fields,
     normalize_limits,
     normalize_terms,
@@ -23,6 +25,11 @@ T12 = "2026-12-01T12:00:00Z"
 
 def test_the_test_schema_is_valid() -> None:
     assert validate_schema(SCHEMA) == {}
+
+
+def test_the_types_a_refusal_names_are_the_models_types() -> None:
+    models = get_args(get_args(FieldSpec)[0])
+    assert [get_args(m.model_fields["type"].annotation)[0] for m in models] == list(TYPES)
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,10 @@ from accord.core.envelope import Envelope
 from accord.core.protocol import fold
 from accord.protocols.rooms.state import (
     CIRCLING_WINDOW,
+    CLOSES,
     RECENT_MOVES,
+    SETS_DEADLINE,
+    SETS_TERMS,
     Approval,
     MoveEntry,
     Pending,
@@ -95,7 +98,7 @@ def _apply_move(state: RoomState, envelope: Envelope, base: dict[str, Any]) -> R
         "last_activity_at": envelope.ts,
     }
     new_terms = False
-    if kind in ("offer", "counter"):
+    if kind in SETS_TERMS:
         subject_hash = payload["subject_hash"]
         seen = seen_form(subject_hash)
         new_terms = seen not in state.seen_hashes
@@ -104,12 +107,12 @@ def _apply_move(state: RoomState, envelope: Envelope, base: dict[str, Any]) -> R
             "approvals": (),  # rooms-and-turns: a counter voids earlier approvals
             "seen_hashes": (*state.seen_hashes, seen) if new_terms else state.seen_hashes,
         }
-    if kind in ("offer", "counter", "need_more_detail"):
+    if kind in SETS_DEADLINE:
         update["deadline"] = payload.get("deadline")
     if kind == "approve":
         approval = Approval(seat=seat, subject_hash=payload["subject_hash"])
         update["approvals"] = (*state.approvals, approval)
-    if kind in ("reject", "cancel"):
+    if kind in CLOSES:
         update |= {"status": Status.CLOSED, "turn": None, "final_reason": f"{kind}:{seat}"}
     elif state.status is Status.AWAITING:
         update["turn"] = seat.other

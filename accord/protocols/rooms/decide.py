@@ -15,9 +15,11 @@ from accord.core.times import format_time, parse_time
 from accord.protocols.rooms import schema
 from accord.protocols.rooms.moves import JoinRequest, MoveRequest, OpenRequest
 from accord.protocols.rooms.state import (
+    CLOSES,
     MAX_DEADLINE_DAYS,
     NEEDS_OWNER,
     SETS_DEADLINE,
+    SETS_TERMS,
     Actor,
     MoveType,
     Pending,
@@ -274,7 +276,7 @@ def _check_move(
     if refusal:
         return refusal
     terms: dict[str, Any] | None = None
-    if move.type in ("offer", "counter"):
+    if move.type in SETS_TERMS:
         terms, problems = schema.normalize_terms(state.subject_schema, move.terms)
         if problems:
             return _refuse(
@@ -342,7 +344,7 @@ def _build_move(
     sender = {"role": str(seat), "via": via}
     kind = move.type
     notices: list[Notice] = []
-    if kind in ("offer", "counter"):
+    if kind in SETS_TERMS:
         assert terms is not None
         payload = _offer_payload(terms, move.message, deadline)
     elif kind == "need_more_detail":
@@ -356,7 +358,7 @@ def _build_move(
     public = [Draft(f"move.{kind}", sender, payload)]
     if kind in SETS_DEADLINE and deadline != state.deadline:
         notices += _to_all(state, "deadline_changed", deadline=deadline)
-    if kind in ("reject", "cancel"):
+    if kind in CLOSES:
         return Decision(
             public=public, notices=notices + _to_all(state, "closed", by=seat, move=kind)
         )

@@ -4,7 +4,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from accord.protocols.rooms.state import MoveType
+from accord.protocols.rooms.state import SETS_DEADLINE, SETS_TERMS, MoveType
 
 MAX_MESSAGE = 2000
 MAX_TITLE = 200
@@ -72,15 +72,15 @@ class ListRequest(Strict):
 def shape_problems(move: MoveRequest) -> dict[str, str]:
     """Members that do not belong to this type of move (answered as invalid_request)."""
     problems: dict[str, str] = {}
-    if move.terms is not None and move.type not in ("offer", "counter"):
+    if move.terms is not None and move.type not in SETS_TERMS:
         problems["terms"] = "only offer and counter carry terms"
-    if move.type in ("offer", "counter") and move.terms is None:
+    if move.type in SETS_TERMS and move.terms is None:
         problems["terms"] = f"{move.type} needs terms"
     if move.subject_hash is not None and move.type != "approve":
         problems["subject_hash"] = "only approve quotes a subject_hash"
     if move.type == "approve" and move.subject_hash is None:
         problems["subject_hash"] = "approve needs the subject_hash of the terms on the table"
-    if move.deadline is not None and move.type not in ("offer", "counter", "need_more_detail"):
+    if move.deadline is not None and move.type not in SETS_DEADLINE:
         problems["deadline"] = "only offer, counter and need_more_detail carry a deadline"
     if move.message is not None and move.type == "approve":
         problems["message"] = "approve carries only the subject_hash"

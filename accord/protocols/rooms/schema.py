@@ -5,15 +5,26 @@ timerange or money; terms normalised before hashing so that equal terms hash equ
 """
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
-from typing import Any, Final
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import ErrorDetails
 
 from accord.core.jsonio import JSON, MAX_SAFE_INTEGER
 from accord.core.money import is_amount_minor, is_currency
 from accord.core.times import RFC3339, format_time, parse_time
 
-FIELD_NAME: Final = re.compile(r"[a-z0-9_]{1,64}")
 DATE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 MAX_FIELDS: Final = 32
 MAX_STRING: Final = 2000
@@ -30,55 +41,131 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+# -- the subject schema: one strict model per type of field ----------------------------------
+
+Label = Annotated[str, StringConstraints(min_length=1, max_length=MAX_LABEL)]
+FieldName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_]{1,64}$")]
+# Members a field may have, in the order its problems are told (the first one found is).
+MEMBERS: Final = ("type", "label", "optional", "values", "currency")
+_NULL_IS_ABSENT: Final = frozenset({"values", "currency"})
+
+
+def _distinct(values: list[str]) -> list[str]:
+    if len(set(values)) != len(values):
+        raise ValueError("the values must be distinct")
+    return values
+
+
+def _currency(code: str) -> str:
+    if not is_currency(code):
+        raise ValueError("not an ISO 4217 code with minor units")
+    return code
+
+
+class _Field(BaseModel):
+    """What every field may have besides its type: a label, and whether it may be absent."""
+
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
+
+    label: Label | None = None
+    optional: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_absent(cls, data: Any) -> Any:
+        """`values: null` and `currency: null` count as absent, on a field of any type."""
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if v is not None or k not in _NULL_IS_ABSENT}
+        return data
+
+
+class StringField(_Field):
+    type: Literal["string"]
+
+
+class IntField(_Field):
+    type: Literal["int"]
+
+
+class BoolField(_Field):
+    type: Literal["bool"]
+
+
+class EnumField(_Field):
+    type: Literal["enum"]
+    values: Annotated[
+        list[Label], Field(min_length=1, max_length=MAX_ENUM_VALUES), AfterValidator(_distinct)
+    ]
+
+
+class DateField(_Field):
+    type: Literal["date"]
+
+
+class TimerangeField(_Field):
+    type: Literal["timerange"]
+
+
+class MoneyField(_Field):
+    type: Literal["money"]
+    currency: Annotated[str, AfterValidator(_currency)]
+
+
+FieldSpec = Annotated[
+    StringField | IntField | BoolField | EnumField | DateField | TimerangeField | MoneyField,
+    Field(discriminator="type"),
+]
+# The number of fields is counted apart: pydantic's max_length would hide the fields' problems.
+SUBJECT_SCHEMA: Final = TypeAdapter(Annotated[dict[FieldName, FieldSpec], Field(min_length=1)])
+
+_WRONG: Final = {
+    "label": f"label must be a string of 1-{MAX_LABEL} characters",
+    "optional": "optional must be true or false",
+    "values": f"an enum needs values: 1-{MAX_ENUM_VALUES} distinct non-empty strings",
+    "currency": "a money field needs currency: an ISO 4217 code with minor units, like EUR",
+}
+_MISPLACED: Final = {
+    "values": "values is only for enum fields",
+    "currency": "currency is only for money fields",
+}
+
+
 def validate_schema(schema: object) -> Problems:
     """Problems with a subject schema, keyed by `subject_schema.<field>`; empty when valid."""
-    if not isinstance(schema, dict) or not schema:
-        return {"subject_schema": "give an object with at least one field"}
     problems: Problems = {}
-    if len(schema) > MAX_FIELDS:
+    if isinstance(schema, dict) and len(schema) > MAX_FIELDS:
         problems["subject_schema"] = f"at most {MAX_FIELDS} fields"
-    for name, spec in schema.items():
-        path = f"subject_schema.{name}"
-        if not FIELD_NAME.fullmatch(name):
-            problems[path] = "field names are 1-64 characters of a-z, 0-9 and _"
-            continue
-        if problem := _field_spec_problem(spec):
-            problems[path] = problem
+    try:
+        SUBJECT_SCHEMA.validate_python(schema)
+    except ValidationError as exc:
+        by_field: dict[str, list[ErrorDetails]] = {}
+        for error in exc.errors():
+            if not error["loc"]:
+                problems["subject_schema"] = "give an object with at least one field"
+            else:
+                by_field.setdefault(str(error["loc"][0]), []).append(error)
+        for name, errors in by_field.items():
+            problems[f"subject_schema.{name}"] = _field_problem(errors)
     return problems
 
 
-def _field_spec_problem(spec: object) -> str | None:
-    if not isinstance(spec, dict):
+def _field_problem(errors: Sequence[ErrorDetails]) -> str:
+    """One sentence for one field's errors, whose locations are (name, "[key]") for the name,
+    (name,) for the field as a whole and (name, type, member, ...) for one of its members."""
+    if any(error["loc"][1:] == ("[key]",) for error in errors):
+        return "field names are 1-64 characters of a-z, 0-9 and _"
+    members = {str(e["loc"][2]): e["type"] for e in errors if len(e["loc"]) > 2}
+    if not members and isinstance(spec := errors[0]["input"], dict):
+        # With no type to pick a model by, its unknown members still come first.
+        members = {str(m): "extra_forbidden" for m in spec.keys() - set(MEMBERS)}
+    if not members:
+        if any(error["type"].startswith("union_tag_") for error in errors):
+            return f"type must be one of {list(TYPES)}"
         return "describe the field as an object with a type"
-    allowed = {"type", "label", "optional", "values", "currency"}
-    if unknown := sorted(spec.keys() - allowed):
-        return f"unknown members {unknown}; allowed are {sorted(allowed)}"
-    kind = spec.get("type")
-    if kind not in TYPES:
-        return f"type must be one of {list(TYPES)}"
-    label = spec.get("label")
-    if label is not None and not (isinstance(label, str) and 0 < len(label) <= MAX_LABEL):
-        return f"label must be a string of 1-{MAX_LABEL} characters"
-    if "optional" in spec and not isinstance(spec["optional"], bool):
-        return "optional must be true or false"
-    values = spec.get("values")
-    if kind == "enum":
-        if not (
-            isinstance(values, list)
-            and 0 < len(values) <= MAX_ENUM_VALUES
-            and all(isinstance(v, str) and 0 < len(v) <= MAX_LABEL for v in values)
-            and len(set(values)) == len(values)
-        ):
-            return f"an enum needs values: 1-{MAX_ENUM_VALUES} distinct non-empty strings"
-    elif values is not None:
-        return "values is only for enum fields"
-    currency = spec.get("currency")
-    if kind == "money":
-        if not (isinstance(currency, str) and is_currency(currency)):
-            return "a money field needs currency: an ISO 4217 code with minor units, like EUR"
-    elif currency is not None:
-        return "currency is only for money fields"
-    return None
+    if unknown := sorted(members.keys() - set(MEMBERS)):
+        return f"unknown members {unknown}; allowed are {sorted(MEMBERS)}"
+    member = min(members, key=MEMBERS.index)
+    return (_MISPLACED if members[member] == "extra_forbidden" else _WRONG)[member]
 
 
 def _normal_time(value: object) -> str | None:

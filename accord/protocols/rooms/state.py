@@ -36,18 +36,11 @@ class Status(StrEnum):
 FINAL: Final = frozenset({Status.AGREED, Status.CLOSED, Status.EXPIRED})
 
 MoveType = Literal["offer", "counter", "need_more_detail", "approve", "reject", "cancel"]
-MOVE_TYPES: Final[tuple[MoveType, ...]] = (
-    "offer",
-    "counter",
-    "need_more_detail",
-    "approve",
-    "reject",
-    "cancel",
-)
-NEEDS_OWNER: Final = frozenset({"approve", "reject", "cancel"})
-SETS_TERMS: Final = frozenset({"offer", "counter"})
-SETS_DEADLINE: Final = frozenset({"offer", "counter", "need_more_detail"})
-CIRCLING_MOVES: Final = frozenset({"counter", "need_more_detail"})
+NEEDS_OWNER: Final[frozenset[MoveType]] = frozenset({"approve", "reject", "cancel"})
+SETS_TERMS: Final[frozenset[MoveType]] = frozenset({"offer", "counter"})
+SETS_DEADLINE: Final[frozenset[MoveType]] = frozenset({"offer", "counter", "need_more_detail"})
+CLOSES: Final[frozenset[MoveType]] = frozenset({"reject", "cancel"})
+CIRCLING_MOVES: Final[frozenset[MoveType]] = frozenset({"counter", "need_more_detail"})
 Via = Literal["agent", "owner", "confirmed"]
 
 
