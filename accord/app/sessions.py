@@ -18,7 +18,7 @@ from accord.app.tokens import hash_token, new_id, new_nonce
 from accord.core.envelope import Envelope
 from accord.core.refusals import Refusal, RefusalCode, Refused, refuse
 from accord.core.times import format_time
-from accord.protocols.arbitrated import decide
+from accord.protocols.arbitrated import decide, handoff
 from accord.protocols.arbitrated.moves import (
     BuyerMove,
     HandoffRequest,
@@ -27,14 +27,13 @@ from accord.protocols.arbitrated.moves import (
     RevealRequest,
 )
 from accord.protocols.arbitrated.receipt import reveals_of
-from accord.protocols.arbitrated.state import BUYER, Phase, SessionState
+from accord.protocols.arbitrated.state import BUYER, SessionState
 from accord.protocols.arbitrated.table import ArbitratedTable
 from accord.protocols.arbitrated.views import session_summary, session_view
 from accord.store import records
 from accord.store import sessions as rows
 
 JSONBody = dict[str, Any]
-HANDOFF_RETRY_SECONDS: Final = 5
 OPENERS: Final = frozenset({"publishable", "secret"})
 
 
@@ -148,16 +147,10 @@ class Sessions:
     # -- after the end -------------------------------------------------------------------
 
     def claim_handoff(self, token: str | None, session_id: str) -> JSONBody:
-        state = self._read_current(token, session_id, buyer_only=True)
-        if state.phase is not Phase.AGREED:
-            raise refuse(RefusalCode.NOT_AGREED, "Only an agreed session has a hand-off.")
-        if state.handoff is None:
-            raise refuse(
-                RefusalCode.HANDOFF_PENDING,
-                "The merchant has not published the hand-off yet; ask again shortly.",
-                retry_after=HANDOFF_RETRY_SECONDS,
-            )
-        return dict(state.handoff)
+        claimed = handoff.claim(self._read_current(token, session_id, buyer_only=True))
+        if isinstance(claimed, Refusal):
+            raise Refused(claimed)
+        return dict(claimed)
 
     def publish_handoff(
         self, token: str | None, session_id: str, request: HandoffRequest
