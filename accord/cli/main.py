@@ -56,6 +56,8 @@ def serve(
         host=settings.host,
         port=settings.port,
         workers=workers,
+        http="accord.http.connections:ServeProtocol",  # closes connections slow to send headers
+        timeout_keep_alive=settings.keep_alive_timeout,
         log_level="warning",
         access_log=False,
     )

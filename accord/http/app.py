@@ -13,7 +13,7 @@ from fastapi import FastAPI, Request
 from accord import __version__
 from accord.app.root import Accord, utc_now
 from accord.app.settings import Settings
-from accord.http import errors, merchants, rooms, sessions, ucp
+from accord.http import errors, limits, merchants, rooms, sessions, ucp
 from accord.http.auth import RateLimiter
 from accord.trust.keys import Keys, keyring_path
 
@@ -48,9 +48,11 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         version=__version__,
         summary="An open negotiation server: agents negotiate, people decide.",
         lifespan=lifespan,
+        redirect_slashes=False,  # a trailing slash is `not_found`, with the one error body
     )
     app.state.rate_limiter = RateLimiter(settings.rate_limit)
     errors.install(app)
+    limits.install(app, settings)
     app.include_router(rooms.router)
     app.include_router(merchants.router)
     app.include_router(sessions.router)
@@ -62,7 +64,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         return accord.keys.jwks()
 
     @app.get("/healthz", tags=["server"], summary="Liveness")
-    def healthz() -> dict[str, Any]:
+    async def healthz() -> dict[str, Any]:  # on the event loop: it needs no free worker thread
         return {"status": "ok", "version": __version__}
 
     return app

@@ -41,7 +41,19 @@ async def seat_token(room_id: str, request: Request, token: Bearer) -> str | Non
     return token
 
 
+async def owner_token(room_id: str, request: Request, token: Bearer) -> str | None:
+    """A seat's owner credential, checked (with the permission) before the body is read."""
+    rooms = _rooms(request)
+    access = rooms.authorize_known(token, room_id)
+    if access is None:
+        access = await run_in_threadpool(rooms.authorize, token, room_id)
+    if not access.is_owner:
+        raise refuse(RefusalCode.FORBIDDEN, "Only the seat's owner can confirm or decline.")
+    return token
+
+
 SeatToken = Annotated[str | None, Depends(seat_token)]
+OwnerToken = Annotated[str | None, Depends(owner_token)]
 
 
 @router.post("/v1/rooms", status_code=201, summary="Open a room")
@@ -83,7 +95,7 @@ def list_confirmations(room_id: str, request: Request, token: SeatToken) -> dict
     "/v1/rooms/{room_id}/confirmations/{confirmation_id}", summary="Confirm or decline a move"
 )
 def decide_confirmation(
-    room_id: str, confirmation_id: str, body: ConfirmRequest, request: Request, token: SeatToken
+    room_id: str, confirmation_id: str, body: ConfirmRequest, request: Request, token: OwnerToken
 ) -> dict[str, Any]:
     return _rooms(request).confirm(token, room_id, confirmation_id, body)
 
