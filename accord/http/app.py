@@ -14,6 +14,7 @@ from accord import __version__
 from accord.app.root import Accord, utc_now
 from accord.app.settings import Settings
 from accord.http import errors, limits, merchants, rooms, sessions, ucp
+from accord.http.access import AccessLog
 from accord.http.auth import RateLimiter
 from accord.trust.keys import Keys, keyring_path
 
@@ -53,6 +54,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     app.state.rate_limiter = RateLimiter(settings.rate_limit)
     errors.install(app)
     limits.install(app, settings)
+    app.add_middleware(AccessLog)  # outside the limits, so that their refusals are logged too
     app.include_router(rooms.router)
     app.include_router(merchants.router)
     app.include_router(sessions.router)

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from accord.core.refusals import RefusalCode, Refused
+from accord.http import access
 
 log = logging.getLogger("accord.http")
 
@@ -109,9 +110,14 @@ async def _http(request: Request, exc: Exception) -> JSONResponse:
     return error_response(RefusalCode.INVALID_REQUEST, str(exc.detail))
 
 
-async def _internal(_request: Request, exc: Exception) -> JSONResponse:
+async def _internal(request: Request, exc: Exception) -> JSONResponse:
+    """Answered outside every other middleware, so it adds the request id itself."""
     log.exception("unhandled error", exc_info=exc)
-    return error_response(RefusalCode.INTERNAL, "Something went wrong on our side; try again.")
+    return error_response(
+        RefusalCode.INTERNAL,
+        "Something went wrong on our side; try again.",
+        headers={access.HEADER: access.request_id(request.scope)},
+    )
 
 
 def install(app: FastAPI) -> None:

@@ -92,6 +92,7 @@ def test_a_declared_length_over_the_limit_is_refused_before_the_body_is_sent(
         answer = RawResponse.of(_until_closed(sock))
     assert (answer.status, answer.error_code()) == (413, "payload_too_large")
     assert answer.headers["connection"] == "close"
+    assert answer.headers["x-request-id"]
 
 
 def test_a_chunked_body_is_refused_as_soon_as_it_passes_the_limit(limited: LiveServer) -> None:
