@@ -13,7 +13,7 @@ from fastapi import FastAPI, Request
 from accord import __version__
 from accord.app.root import Accord, utc_now
 from accord.app.settings import Settings
-from accord.http import errors, limits, merchants, rooms, sessions, ucp
+from accord.http import errors, invite_page, limits, merchants, rooms, sessions, ucp
 from accord.http.access import AccessLog
 from accord.http.auth import RateLimiter
 from accord.trust.keys import Keys, keyring_path
@@ -59,6 +59,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     app.include_router(merchants.router)
     app.include_router(sessions.router)
     app.include_router(ucp.create_router(settings))
+    app.include_router(invite_page.create_router(settings))
 
     @app.get("/.well-known/jwks.json", tags=["trust"], summary="The receipt signing keys")
     def jwks(request: Request) -> dict[str, Any]:

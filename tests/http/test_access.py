@@ -65,6 +65,7 @@ def _requests() -> list[tuple[str, Callable[[httpx.Client], httpx.Response]]]:
         ("unauthenticated", lambda c: c.get("/v1/rooms/room_x")),
         ("invalid_request", lambda c: c.post("/v1/rooms", content=b"{")),
         ("payload_too_large", lambda c: c.post("/v1/rooms", content=big)),
+        ("html_page", lambda c: c.get("/rooms/join")),
     ]
 
 
