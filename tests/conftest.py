@@ -28,6 +28,7 @@ from accord.app.rooms import Rooms
 from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.http.app import create_app
+from accord.http.connections import with_header_timeout
 from accord.store.database import Database
 
 START = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
@@ -127,7 +128,13 @@ def serve_in_thread(settings: Settings, clock: FakeClock) -> Iterator[LiveServer
     """A real uvicorn server on 127.0.0.1 in a thread, with the given clock."""
     app = create_app(settings, clock=clock)
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=settings.port, log_level="warning", lifespan="on"
+        app,
+        host="127.0.0.1",
+        port=settings.port,
+        log_level="warning",
+        lifespan="on",
+        http=with_header_timeout(settings.header_timeout),  # as `accord serve` runs it
+        timeout_keep_alive=settings.keep_alive_timeout,
     )
     uv = uvicorn.Server(config)
     thread = threading.Thread(target=uv.run, daemon=True)

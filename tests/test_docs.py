@@ -12,7 +12,8 @@ README = (Path(__file__).parent.parent / "README.md").read_text()
 FLAGS = (
     "--data-dir", "--database-url", "--host", "--port", "--public-url", "--sweep-interval",
     "--invite-ttl", "--idle-ttl", "--key-file", "--arbiter-id", "--retention-days",
-    "--ucp-namespace", "--rate-limit", "--server",
+    "--ucp-namespace", "--rate-limit", "--server", "--max-body-bytes", "--header-timeout",
+    "--body-timeout", "--keep-alive-timeout",
 )  # fmt: skip
 
 

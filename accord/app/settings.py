@@ -26,6 +26,10 @@ class Settings:
     retention_days: int = 90
     ucp_namespace: str | None = None
     rate_limit: int = 0
+    max_body_bytes: int = 262_144
+    header_timeout: float = 10.0
+    body_timeout: float = 30.0
+    keep_alive_timeout: int = 5
 
     @property
     def database(self) -> str:
@@ -84,4 +88,8 @@ _PARSERS: Final[Mapping[str, Callable[[str], object]]] = {
     "idle_ttl": int,
     "retention_days": int,
     "rate_limit": int,
+    "max_body_bytes": int,
+    "header_timeout": float,
+    "body_timeout": float,
+    "keep_alive_timeout": int,
 }

@@ -2,10 +2,11 @@
 
 import logging
 import os
-from typing import Annotated
+from typing import Annotated, Final
 
 import typer
 import uvicorn
+from uvicorn.config import LOGGING_CONFIG
 
 from accord import __version__
 from accord.app.check import check as run_check
@@ -17,6 +18,16 @@ from accord.cli.output import err, out, print_json
 from accord.cli.verify import verify
 from accord.store.database import Database
 from accord.store.engine import is_sqlite
+
+LOG_CONFIG: Final = {
+    **LOGGING_CONFIG,
+    "loggers": {
+        **LOGGING_CONFIG["loggers"],
+        "accord": {"handlers": ["default"], "level": "WARNING", "propagate": False},
+        "accord.access": {"level": "INFO"},
+    },
+}
+"""uvicorn's own logging, and Accord's: warnings, and one line per request at INFO."""
 
 app = typer.Typer(
     name="accord",
@@ -57,8 +68,11 @@ def serve(
         host=settings.host,
         port=settings.port,
         workers=workers,
+        http="accord.http.connections:ServeProtocol",  # closes connections slow to send headers
+        timeout_keep_alive=settings.keep_alive_timeout,
         log_level="warning",
-        access_log=False,
+        log_config=LOG_CONFIG,
+        access_log=False,  # Accord logs its own line per request, on `accord.access`
     )
 
 

@@ -101,6 +101,42 @@ RateLimit = Annotated[
         help="Requests per minute per credential (0: off).",
     ),
 ]
+MaxBodyBytes = Annotated[
+    int,
+    typer.Option(
+        "--max-body-bytes",
+        envvar="ACCORD_MAX_BODY_BYTES",
+        min=1,
+        help="Largest request body, in bytes; a larger one is refused (413).",
+    ),
+]
+HeaderTimeout = Annotated[
+    float,
+    typer.Option(
+        "--header-timeout",
+        envvar="ACCORD_HEADER_TIMEOUT",
+        min=0.1,
+        help="Seconds a connection may take to send a request's headers before it is closed.",
+    ),
+]
+BodyTimeout = Annotated[
+    float,
+    typer.Option(
+        "--body-timeout",
+        envvar="ACCORD_BODY_TIMEOUT",
+        min=0.1,
+        help="Seconds a request body may take to arrive once read; slower is refused (408).",
+    ),
+]
+KeepAliveTimeout = Annotated[
+    int,
+    typer.Option(
+        "--keep-alive-timeout",
+        envvar="ACCORD_KEEP_ALIVE_TIMEOUT",
+        min=1,
+        help="Seconds an idle connection is kept open between requests.",
+    ),
+]
 Server = Annotated[
     str,
     typer.Option("--server", envvar="ACCORD_SERVER", help="The Accord server to talk to."),
@@ -126,6 +162,10 @@ def build_settings(
     retention_days: int = DEFAULTS.retention_days,
     ucp_namespace: str | None = None,
     rate_limit: int = DEFAULTS.rate_limit,
+    max_body_bytes: int = DEFAULTS.max_body_bytes,
+    header_timeout: float = DEFAULTS.header_timeout,
+    body_timeout: float = DEFAULTS.body_timeout,
+    keep_alive_timeout: int = DEFAULTS.keep_alive_timeout,
 ) -> Settings:
     return Settings(
         data_dir=data_dir,
@@ -141,6 +181,10 @@ def build_settings(
         retention_days=retention_days,
         ucp_namespace=ucp_namespace,
         rate_limit=rate_limit,
+        max_body_bytes=max_body_bytes,
+        header_timeout=header_timeout,
+        body_timeout=body_timeout,
+        keep_alive_timeout=keep_alive_timeout,
     )
 
 
@@ -158,6 +202,10 @@ _SETTING_OPTIONS: Final = (
     ("retention_days", RetentionDays, DEFAULTS.retention_days),
     ("ucp_namespace", UcpNamespace, None),
     ("rate_limit", RateLimit, DEFAULTS.rate_limit),
+    ("max_body_bytes", MaxBodyBytes, DEFAULTS.max_body_bytes),
+    ("header_timeout", HeaderTimeout, DEFAULTS.header_timeout),
+    ("body_timeout", BodyTimeout, DEFAULTS.body_timeout),
+    ("keep_alive_timeout", KeepAliveTimeout, DEFAULTS.keep_alive_timeout),
 )
 
 

@@ -6,7 +6,8 @@ outside the interoperable range are refused before they can reach a hash.
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 import rfc8785
@@ -23,6 +24,17 @@ class JSONError(ValueError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """How large a parsed document may grow: nesting depth, members of one object, items of
+    one array. A request body is parsed within bounds, so that what the parser builds stays
+    proportional to what the rules can use."""
+
+    depth: int
+    members: int
+    items: int
 
 
 def _no_duplicates(pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:
@@ -55,20 +67,48 @@ def _checked_float(text: str) -> float:
     return value
 
 
-def parse(data: bytes | str) -> JSON:
-    """Parse strict JSON: no duplicate keys, no NaN or infinities, no unsafe integers."""
+def _bounded_object(members: int) -> Callable[[Sequence[tuple[str, Any]]], dict[str, Any]]:
+    def hook(pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:
+        if len(pairs) > members:
+            raise JSONError(f"an object has more than {members} members")
+        return _no_duplicates(pairs)
+
+    return hook
+
+
+def _check_bounds(value: JSON, bounds: Bounds) -> None:
+    """Depth and array sizes, walked without recursion (members are checked while parsing)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if type(item) is dict else item
+        if depth > bounds.depth:
+            raise JSONError(f"the document is nested deeper than {bounds.depth} levels")
+        if type(item) is list and len(item) > bounds.items:
+            raise JSONError(f"an array has more than {bounds.items} items")
+        stack.extend((child, depth + 1) for child in children if type(child) in (dict, list))
+
+
+def parse(data: bytes | str, bounds: Bounds | None = None) -> JSON:
+    """Parse strict JSON: no duplicate keys, no NaN or infinities, no unsafe integers, and
+    within `bounds` when given."""
     try:
-        return json.loads(
+        value = json.loads(
             data,
-            object_pairs_hook=_no_duplicates,
+            object_pairs_hook=_no_duplicates if bounds is None else _bounded_object(bounds.members),
             parse_constant=_no_constant,
             parse_int=_checked_int,
             parse_float=_checked_float,
         )
     except JSONError:
         raise
+    except RecursionError:
+        raise JSONError("the document is nested too deeply to read") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise JSONError(f"malformed JSON: {exc}") from None
+    if bounds is not None and type(value) in (dict, list):
+        _check_bounds(value, bounds)
+    return value
 
 
 def _is_plain(value: Any) -> bool:

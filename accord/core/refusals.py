@@ -16,6 +16,8 @@ class RefusalCode(StrEnum):
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     INVALID_REQUEST = "invalid_request"
+    PAYLOAD_TOO_LARGE = "payload_too_large"
+    REQUEST_TIMEOUT = "request_timeout"
     INVALID_TERMS = "invalid_terms"
     INVALID_DEADLINE = "invalid_deadline"
     OUTSIDE_OWN_LIMITS = "outside_own_limits"

@@ -13,7 +13,8 @@ from fastapi import FastAPI, Request
 from accord import __version__
 from accord.app.root import Accord, utc_now
 from accord.app.settings import Settings
-from accord.http import errors, merchants, principals, rooms, sessions, ucp
+from accord.http import errors, invite_page, limits, merchants, principals, rooms, sessions, ucp
+from accord.http.access import AccessLog
 from accord.http.auth import RateLimiter
 from accord.trust.keys import Keys, keyring_path
 
@@ -51,14 +52,18 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         version=__version__,
         summary="An open negotiation server: agents negotiate, people decide.",
         lifespan=lifespan,
+        redirect_slashes=False,  # a trailing slash is `not_found`, with the one error body
     )
     app.state.rate_limiter = RateLimiter(settings.rate_limit)
     errors.install(app)
+    limits.install(app, settings)
+    app.add_middleware(AccessLog)  # outside the limits, so that their refusals are logged too
     app.include_router(rooms.router)
     app.include_router(merchants.router)
     app.include_router(sessions.router)
     app.include_router(principals.router)
     app.include_router(ucp.create_router(settings))
+    app.include_router(invite_page.create_router(settings))
 
     @app.get("/.well-known/jwks.json", tags=["trust"], summary="The receipt signing keys")
     def jwks(request: Request) -> dict[str, Any]:
@@ -66,7 +71,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         return accord.keys.jwks()
 
     @app.get("/healthz", tags=["server"], summary="Liveness")
-    def healthz() -> dict[str, Any]:
+    async def healthz() -> dict[str, Any]:  # on the event loop: it needs no free worker thread
         return {"status": "ok", "version": __version__}
 
     return app

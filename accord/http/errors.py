@@ -10,11 +10,12 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from accord.core.refusals import RefusalCode, Refused
+from accord.http import access
 
 log = logging.getLogger("accord.http")
 
-JSON_ERROR: Final = "accord.json_error"
-"""Where the strict body parser leaves its reason for the validation error handler."""
+CHALLENGE: Final = {"WWW-Authenticate": "Bearer"}
+"""Sent with every 401 (RFC 6750, section 3): the credential Accord wants is a Bearer token."""
 
 STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
     RefusalCode.UNAUTHENTICATED: 401,
@@ -24,6 +25,8 @@ STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
     RefusalCode.NOT_FOUND: 404,
     RefusalCode.METHOD_NOT_ALLOWED: 405,
     RefusalCode.INVALID_REQUEST: 400,
+    RefusalCode.PAYLOAD_TOO_LARGE: 413,
+    RefusalCode.REQUEST_TIMEOUT: 408,
     RefusalCode.INVALID_TERMS: 422,
     RefusalCode.INVALID_DEADLINE: 422,
     RefusalCode.OUTSIDE_OWN_LIMITS: 422,
@@ -63,9 +66,10 @@ def error_body(code: RefusalCode, message: str, **details: Any) -> dict[str, Any
 def error_response(
     code: RefusalCode, message: str, *, headers: Mapping[str, str] | None = None, **details: Any
 ) -> JSONResponse:
-    return JSONResponse(
-        error_body(code, message, **details), status_code=STATUS_BY_CODE[code], headers=headers
-    )
+    status = STATUS_BY_CODE[code]
+    if status == 401:
+        headers = {**CHALLENGE, **(headers or {})}
+    return JSONResponse(error_body(code, message, **details), status_code=status, headers=headers)
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:
@@ -82,21 +86,22 @@ async def _refused(_request: Request, exc: Exception) -> JSONResponse:
     return error_response(refusal.code, refusal.message, headers=headers, **refusal.details)
 
 
-async def _invalid(request: Request, exc: Exception) -> JSONResponse:
+async def _invalid(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    if reason := request.scope.get(JSON_ERROR):
-        return error_response(
-            RefusalCode.INVALID_REQUEST, "Send a strict JSON body.", reason=reason
-        )
     fields = {_field_path(tuple(e["loc"])): e["msg"] for e in exc.errors()}
     return error_response(
         RefusalCode.INVALID_REQUEST, "Fix the request: see fields for what is wrong.", fields=fields
     )
 
 
-async def _http(_request: Request, exc: Exception) -> JSONResponse:
+async def _http(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     if exc.status_code == 404:
+        if request.url.path.endswith("/") and request.url.path != "/":
+            return error_response(
+                RefusalCode.NOT_FOUND,
+                "No such endpoint: Accord's paths have no trailing slash; see /openapi.json.",
+            )
         return error_response(RefusalCode.NOT_FOUND, "No such endpoint; see /openapi.json.")
     if exc.status_code == 405:
         return error_response(
@@ -107,9 +112,14 @@ async def _http(_request: Request, exc: Exception) -> JSONResponse:
     return error_response(RefusalCode.INVALID_REQUEST, str(exc.detail))
 
 
-async def _internal(_request: Request, exc: Exception) -> JSONResponse:
+async def _internal(request: Request, exc: Exception) -> JSONResponse:
+    """Answered outside every other middleware, so it adds the request id itself."""
     log.exception("unhandled error", exc_info=exc)
-    return error_response(RefusalCode.INTERNAL, "Something went wrong on our side; try again.")
+    return error_response(
+        RefusalCode.INTERNAL,
+        "Something went wrong on our side; try again.",
+        headers={access.HEADER: access.request_id(request.scope)},
+    )
 
 
 def install(app: FastAPI) -> None:

@@ -1,35 +1,122 @@
-"""Strict JSON bodies: duplicate keys, NaN and unsafe integers are refused before a model sees
-them (FastAPI's own parser would keep the last duplicate)."""
+"""Strict JSON bodies, read only after the route's credential and permission checks.
 
+FastAPI reads and parses a body before it solves a route's dependencies, so an anonymous
+client could make the server parse whatever it sends before being told it may not send it.
+A `StrictRoute` keeps the endpoint it was given for the OpenAPI document, but serves the
+request with the same endpoint minus its body parameter: the dependencies (the credential
+first) run, then the body is read, parsed strictly (duplicate keys, NaN, unsafe integers and
+out-of-bounds documents refused; large bodies in a worker thread) and validated.
+"""
+
+import email.message
+import inspect
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, Final, get_type_hints
 
 from fastapi import Request, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
+from pydantic import TypeAdapter, ValidationError
 
-from accord.core.jsonio import JSONError, parse
-from accord.http.errors import JSON_ERROR
+from accord.core.jsonio import Bounds, JSONError, parse
+from accord.core.refusals import RefusalCode, refuse
 
+BODY_BOUNDS: Final = Bounds(depth=32, members=1000, items=1000)
+"""Far above what any request of Accord's needs (32 fields, 200 tokens, 100 enum values)."""
 
-class StrictRequest(Request):
-    async def json(self) -> Any:
-        """A body that is not strict JSON reads as no body, and the reason is kept for the
-        error: refusing it here would answer before the credential is checked, which
-        rooms-api.md's check order puts first."""
-        if not hasattr(self, "_json"):
-            try:
-                self._json = parse(await self.body())
-            except JSONError as exc:
-                self.scope[JSON_ERROR] = exc.reason
-                self._json = None
-        return self._json
+INLINE_BYTES: Final = 4096
+"""Bodies above this size are parsed and validated in a worker thread, off the event loop."""
+
+_REQUEST: Final = "_strict_request"
 
 
 class StrictRoute(APIRoute):
+    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        self._route_kwargs = kwargs
+        super().__init__(path, endpoint, **kwargs)
+
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
+        body = [param.name for param in self.dependant.body_params]
+        if not body:
+            return super().get_route_handler()
+        if len(body) > 1:
+            raise TypeError(f"{self.path}: a strict route takes one body parameter, not {body}")
+        served = APIRoute(self.path, _body_last(self.endpoint, body[0]), **self._route_kwargs)
+        return served.get_route_handler()
 
-        async def strict_handler(request: Request) -> Response:
-            return await handler(StrictRequest(request.scope, request.receive))
 
-        return strict_handler
+def _body_last(endpoint: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """`endpoint` without its body parameter `name`, which it reads itself once every
+    dependency has been solved."""
+    signature = inspect.signature(endpoint)
+    hints = get_type_hints(endpoint, include_extras=True)
+    adapter: TypeAdapter[Any] = TypeAdapter(hints[name])
+    params = [
+        p.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=hints.get(p.name, p.annotation))
+        for p in signature.parameters.values()
+        if p.name != name
+    ]
+    request_name = next((p.name for p in params if p.annotation is Request), None)
+    if request_name is None:
+        params.append(
+            inspect.Parameter(_REQUEST, inspect.Parameter.KEYWORD_ONLY, annotation=Request)
+        )
+    is_async = inspect.iscoroutinefunction(endpoint)
+
+    async def served(**values: Any) -> Any:
+        request: Request = values[request_name] if request_name else values.pop(_REQUEST)
+        values[name] = await read_body(request, adapter)
+        if is_async:
+            return await endpoint(**values)
+        return await run_in_threadpool(endpoint, **values)
+
+    served.__name__ = endpoint.__name__
+    served.__doc__ = endpoint.__doc__
+    served.__signature__ = signature.replace(  # type: ignore[attr-defined]  # read by FastAPI
+        parameters=params, return_annotation=hints.get("return", signature.return_annotation)
+    )
+    return served
+
+
+async def read_body(request: Request, adapter: TypeAdapter[Any]) -> Any:
+    """The body, validated as FastAPI would (errors located under `body`), after a strict
+    parse; the size and read time are bounded by the limits middleware."""
+    raw = await request.body()
+    if len(raw) > INLINE_BYTES:
+        return await run_in_threadpool(_decode, raw, _is_json(request), adapter)
+    return _decode(raw, _is_json(request), adapter)
+
+
+def _is_json(request: Request) -> bool:
+    content_type = request.headers.get("content-type")
+    if not content_type:
+        return False
+    message = email.message.Message()
+    message["content-type"] = content_type
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (
+        subtype == "json" or subtype.endswith("+json")
+    )
+
+
+def _decode(raw: bytes, is_json: bool, adapter: TypeAdapter[Any]) -> Any:
+    if not raw:
+        raise RequestValidationError(
+            [{"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}]
+        )
+    value: Any = raw  # not JSON: validated as bytes, which no body model accepts
+    if is_json:
+        try:
+            value = parse(raw, BODY_BOUNDS)
+        except JSONError as exc:
+            raise refuse(
+                RefusalCode.INVALID_REQUEST, "Send a strict JSON body.", reason=exc.reason
+            ) from None
+    try:
+        return adapter.validate_python(value, from_attributes=True)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        raise RequestValidationError(
+            [{**error, "loc": ("body", *error["loc"])} for error in errors]
+        ) from None

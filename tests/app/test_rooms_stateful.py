@@ -630,7 +630,8 @@ class RoomsMachine(RuleBasedStateMachine):
             )
         except Refused as exc:
             event(f"confirm refused: {exc.refusal.code}")
-            recorded = seat is not None and due
+            # Confirmations are the owner's: a seat token is refused before the room is read.
+            recorded = seat is not None and actor.endswith("_owner") and due
             self.check_refused(before, self.snapshot(model.room_id), expiry_recorded=recorded)
             return
         event(f"confirm {decision}")

@@ -28,6 +28,10 @@ ROWS = [
     ("--ucp-namespace", "ACCORD_UCP_NAMESPACE", "example.deals", "ucp_namespace",
      "example.deals"),
     ("--rate-limit", "ACCORD_RATE_LIMIT", "120", "rate_limit", 120),
+    ("--max-body-bytes", "ACCORD_MAX_BODY_BYTES", "65536", "max_body_bytes", 65536),
+    ("--header-timeout", "ACCORD_HEADER_TIMEOUT", "2.5", "header_timeout", 2.5),
+    ("--body-timeout", "ACCORD_BODY_TIMEOUT", "7.5", "body_timeout", 7.5),
+    ("--keep-alive-timeout", "ACCORD_KEEP_ALIVE_TIMEOUT", "9", "keep_alive_timeout", 9),
 ]  # fmt: skip
 
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from accord.core.jsonio import (
     MAX_SAFE_INTEGER,
+    Bounds,
     JSONError,
     canonical,
     parse,
@@ -111,6 +112,7 @@ def test_parse_accepts_ordinary_json(data: bytes | str, expected: Any) -> None:
         pytest.param("undefined", id="undefined"),
         pytest.param(b"\xff\xfe\xfd", id="invalid_utf8"),
         pytest.param('"\\x41"', id="invalid_escape"),
+        pytest.param("[" * 100_000, id="nested_past_the_recursion_limit"),
     ],
 )
 def test_parse_refuses(data: bytes | str) -> None:
@@ -139,6 +141,42 @@ def test_parse_reason_says_why(data: str, words: str) -> None:
     with pytest.raises(JSONError) as info:
         parse(data)
     assert words in info.value.reason
+
+
+BOUNDS = Bounds(depth=3, members=2, items=2)
+
+
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        pytest.param(_nested(4), "deeper than 3", id="depth_over_bound"),
+        pytest.param('{"a": {"b": [{}]}}', "deeper than 3", id="depth_over_bound_in_objects"),
+        pytest.param("[[1], [[2, 3, 4]]]", "more than 2 items", id="array_over_bound_nested"),
+        pytest.param('{"a": 1, "b": 2, "c": 3}', "more than 2 members", id="object_over_bound"),
+        pytest.param('[{"x": {"a": 1, "b": 2, "c": 3}}]', "more than 2 members", id="members_deep"),
+        pytest.param("[" * 100_000, "too deeply", id="recursion_limit_with_bounds"),
+    ],
+)
+def test_parse_refuses_documents_out_of_bounds(data: str, words: str) -> None:
+    with pytest.raises(JSONError) as info:
+        parse(data, BOUNDS)
+    assert words in info.value.reason
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(_nested(3), id="depth_at_bound"),
+        pytest.param('{"a": {"b": [1, 2]}, "c": [3]}', id="everything_at_bound"),
+        pytest.param('"' + "x" * 10_000 + '"', id="long_string_is_no_container"),
+    ],
+)
+def test_parse_accepts_documents_within_bounds(data: str) -> None:
+    assert parse(data, BOUNDS) == parse(data)
 
 
 @pytest.mark.parametrize(
