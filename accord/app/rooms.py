@@ -283,9 +283,6 @@ class Rooms:
         authorize = partial(self._authorize, token=token, room_id=room_id, action=action)
         return self._kernel.current(self._table, room_id, authorize)
 
-    def _current_state(self, room_id: str) -> RoomState:
-        return self._kernel.current(self._table, room_id, lambda conn: None)[1]
-
     def _free_name(self, conn: Connection) -> str:
         rng = secrets.SystemRandom()
         sizes = (len(names.ADJECTIVES), len(names.ANIMALS))

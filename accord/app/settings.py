@@ -7,7 +7,6 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from accord.protocols.registry import TableSettings
-from accord.protocols.rooms.state import RoomPolicy
 from accord.store.engine import sqlite_url
 
 
@@ -46,10 +45,6 @@ class Settings:
     @property
     def arbiter(self) -> str:
         return self.arbiter_id or f"accord@{self.public_host}"
-
-    @property
-    def room_policy(self) -> RoomPolicy:
-        return RoomPolicy(invite_ttl_seconds=self.invite_ttl, idle_ttl_seconds=self.idle_ttl)
 
     @property
     def table_settings(self) -> TableSettings:

@@ -36,7 +36,7 @@ from accord.core.times import format_time
 from accord.protocols.rooms import decide
 from accord.protocols.rooms.apply import replay
 from accord.protocols.rooms.moves import ConfirmRequest, JoinRequest, MoveRequest, OpenRequest
-from accord.protocols.rooms.state import MoveType, RoomState, Seat
+from accord.protocols.rooms.state import MoveType, RoomPolicy, RoomState, Seat
 from accord.store import records
 from accord.store.database import Database
 from tests.conftest import FakeClock, _postgres_schema_url
@@ -299,6 +299,7 @@ class RoomsMachine(RuleBasedStateMachine):
         self.db = Database(self.settings.database)
         self.clock = FakeClock()
         self.accord = Accord(self.settings, clock=self.clock, db=self.db)
+        self.policy = RoomPolicy(self.settings.invite_ttl, self.settings.idle_ttl)
         self.rooms = self.accord.rooms
         self.models: list[RoomModel] = []
         self.next_message = 0
@@ -328,7 +329,14 @@ class RoomsMachine(RuleBasedStateMachine):
 
     def is_due(self, room_id: str) -> bool:
         state = self.projection(room_id)
-        return decide.expire(state, now=self.clock(), policy=self.settings.room_policy) is not None
+        return (
+            decide.expire(
+                state,
+                now=self.clock(),
+                policy=self.policy,
+            )
+            is not None
+        )
 
     def count_rooms(self) -> int:
         return len(self.db.read(records.all_negotiation_ids))
@@ -743,7 +751,11 @@ class RoomsMachine(RuleBasedStateMachine):
         everyone = set().union(*model.limit_numbers.values())
         public = [envelope.to_json() for envelope in log]
         assert _leaks(public, everyone, list(model.nonces.values())) == []
-        if decide.expire(state, now=self.clock(), policy=self.settings.room_policy):
+        if decide.expire(
+            state,
+            now=self.clock(),
+            policy=self.policy,
+        ):
             return  # reading now would record the expiry; the next step does it
         for seat in model.nonces:
             other = seat.other

@@ -29,6 +29,7 @@ from accord.protocols.rooms.moves import JoinRequest, MoveRequest, OpenRequest
 from accord.store.database import Database
 from accord.trust.keys import SigningKey, keyring_path, load_keyring
 from tests.conftest import START, FakeClock, _postgres_schema_url
+from tests.sessions.conftest import POLICY
 
 VECTORS: Final = Path(__file__).resolve().parent.parent / "vectors"
 
@@ -119,30 +120,6 @@ def signed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Signed]:
 
 
 # -- both tables -----------------------------------------------------------------------------
-
-POLICY: Final[dict[str, Any]] = {
-    "sku": "DEMO-MONITOR-27",
-    "description": "27-inch monitor",
-    "currency": "USD",
-    "list_price_minor": 44900,
-    "reference_price_minor": 41900,
-    "floor_minor": 38000,
-    "inclusions": [
-        {"kind": "warranty", "value_minor": 3900, "included_by_default": True},
-        {"kind": "cable", "value_minor": 1500, "included_by_default": True},
-    ],
-    "concession": {"style": "linear"},
-    "max_rounds": 5,
-    "round_timeout_seconds": 900,
-    "fair_band": "0.05",
-    "handoff": {
-        "kind": "discount_code",
-        "checkout_url": "https://shop.example/checkout",
-        "ttl_seconds": 3600,
-        "publish": "automatic",
-    },
-    "active": True,
-}
 
 
 @dataclass(frozen=True)
