@@ -7,7 +7,6 @@ reached fails the tests, it never skips them.
 """
 
 import contextlib
-import dataclasses
 import os
 import secrets
 import socket
@@ -48,6 +47,14 @@ class FakeClock:
     def advance(self, **delta: float) -> None:
         with self._lock:
             self.now += timedelta(**delta)
+
+
+@pytest.fixture(autouse=True)
+def _no_operator_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settings read ACCORD_* variables: a shell's own must not change what a test sees."""
+    for name in os.environ:
+        if name.startswith("ACCORD_") and not name.startswith("ACCORD_TEST_"):
+            monkeypatch.delenv(name)
 
 
 @pytest.fixture
@@ -154,6 +161,6 @@ def serve_in_thread(settings: Settings, clock: FakeClock) -> Iterator[LiveServer
 @pytest.fixture
 def server(settings: Settings, clock: FakeClock) -> Iterator[LiveServer]:
     """A real uvicorn server on 127.0.0.1, in a thread, with the test's clock."""
-    live_settings = dataclasses.replace(settings, port=free_port(), sweep_interval=3600)
+    live_settings = settings.model_copy(update=dict(port=free_port(), sweep_interval=3600))
     with serve_in_thread(live_settings, clock) as live:
         yield live

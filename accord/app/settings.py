@@ -1,17 +1,23 @@
-"""Operator settings (DESIGN.md, Configuration); adapters fill them from flags and variables."""
+"""Operator settings (DESIGN.md, Configuration): flags, then ACCORD_* variables, then defaults."""
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Final
 from urllib.parse import urlsplit
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from accord.protocols.registry import TableSettings
 from accord.store.engine import sqlite_url
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(BaseSettings):
+    """What the keyword arguments leave out comes from `ACCORD_<NAME>` variables (an empty one
+    counts as unset), then the defaults: the CLI passes its flags as arguments, and `serve`'s
+    worker processes read the variables it exports."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ACCORD_", env_ignore_empty=True, frozen=True, extra="forbid"
+    )
+
     data_dir: Path = Path("accord-data")
     database_url: str | None = None
     host: str = "127.0.0.1"
@@ -56,35 +62,7 @@ class Settings:
 
     def to_env(self) -> dict[str, str]:
         """The settings as ACCORD_* variables, for worker processes started by `serve`."""
-        out = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value is not None:
-                out[f"ACCORD_{f.name.upper()}"] = str(value)
-        return out
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str]) -> "Settings":
-        kwargs: dict[str, object] = {}
-        for f in fields(cls):
-            raw = environ.get(f"ACCORD_{f.name.upper()}")
-            if raw is None or raw == "":
-                continue
-            kwargs[f.name] = _PARSERS.get(f.name, str)(raw)
-        return cls(**kwargs)  # type: ignore[arg-type]  # each value parsed to its field's type
-
-
-_PARSERS: Final[Mapping[str, Callable[[str], object]]] = {
-    "data_dir": Path,
-    "key_file": Path,
-    "port": int,
-    "sweep_interval": float,
-    "invite_ttl": int,
-    "idle_ttl": int,
-    "retention_days": int,
-    "rate_limit": int,
-    "max_body_bytes": int,
-    "header_timeout": float,
-    "body_timeout": float,
-    "keep_alive_timeout": int,
-}
+        return {
+            f"ACCORD_{name.upper()}": str(value)
+            for name, value in self.model_dump(exclude_none=True).items()
+        }

@@ -143,69 +143,27 @@ Server = Annotated[
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print exactly the API's JSON, nothing else.")]
 
-DEFAULTS = Settings()
 R = TypeVar("R")
 
 
-def build_settings(
-    *,
-    data_dir: Path = DEFAULTS.data_dir,
-    database_url: str | None = None,
-    host: str = DEFAULTS.host,
-    port: int = DEFAULTS.port,
-    public_url: str | None = None,
-    sweep_interval: float = DEFAULTS.sweep_interval,
-    invite_ttl: int = DEFAULTS.invite_ttl,
-    idle_ttl: int = DEFAULTS.idle_ttl,
-    key_file: Path | None = None,
-    arbiter_id: str | None = None,
-    retention_days: int = DEFAULTS.retention_days,
-    ucp_namespace: str | None = None,
-    rate_limit: int = DEFAULTS.rate_limit,
-    max_body_bytes: int = DEFAULTS.max_body_bytes,
-    header_timeout: float = DEFAULTS.header_timeout,
-    body_timeout: float = DEFAULTS.body_timeout,
-    keep_alive_timeout: int = DEFAULTS.keep_alive_timeout,
-) -> Settings:
-    return Settings(
-        data_dir=data_dir,
-        database_url=database_url,
-        host=host,
-        port=port,
-        public_url=public_url,
-        sweep_interval=sweep_interval,
-        invite_ttl=invite_ttl,
-        idle_ttl=idle_ttl,
-        key_file=key_file,
-        arbiter_id=arbiter_id,
-        retention_days=retention_days,
-        ucp_namespace=ucp_namespace,
-        rate_limit=rate_limit,
-        max_body_bytes=max_body_bytes,
-        header_timeout=header_timeout,
-        body_timeout=body_timeout,
-        keep_alive_timeout=keep_alive_timeout,
-    )
-
-
 _SETTING_OPTIONS: Final = (
-    ("data_dir", DataDir, DEFAULTS.data_dir),
-    ("database_url", DatabaseUrl, None),
-    ("host", Host, DEFAULTS.host),
-    ("port", Port, DEFAULTS.port),
-    ("public_url", PublicUrl, None),
-    ("sweep_interval", SweepInterval, DEFAULTS.sweep_interval),
-    ("invite_ttl", InviteTtl, DEFAULTS.invite_ttl),
-    ("idle_ttl", IdleTtl, DEFAULTS.idle_ttl),
-    ("key_file", KeyFile, None),
-    ("arbiter_id", ArbiterId, None),
-    ("retention_days", RetentionDays, DEFAULTS.retention_days),
-    ("ucp_namespace", UcpNamespace, None),
-    ("rate_limit", RateLimit, DEFAULTS.rate_limit),
-    ("max_body_bytes", MaxBodyBytes, DEFAULTS.max_body_bytes),
-    ("header_timeout", HeaderTimeout, DEFAULTS.header_timeout),
-    ("body_timeout", BodyTimeout, DEFAULTS.body_timeout),
-    ("keep_alive_timeout", KeepAliveTimeout, DEFAULTS.keep_alive_timeout),
+    ("data_dir", DataDir),
+    ("database_url", DatabaseUrl),
+    ("host", Host),
+    ("port", Port),
+    ("public_url", PublicUrl),
+    ("sweep_interval", SweepInterval),
+    ("invite_ttl", InviteTtl),
+    ("idle_ttl", IdleTtl),
+    ("key_file", KeyFile),
+    ("arbiter_id", ArbiterId),
+    ("retention_days", RetentionDays),
+    ("ucp_namespace", UcpNamespace),
+    ("rate_limit", RateLimit),
+    ("max_body_bytes", MaxBodyBytes),
+    ("header_timeout", HeaderTimeout),
+    ("body_timeout", BodyTimeout),
+    ("keep_alive_timeout", KeepAliveTimeout),
 )
 
 
@@ -215,14 +173,19 @@ def with_settings(fn: Callable[..., R]) -> Callable[..., R]:
     signature = inspect.signature(fn)
     own = [p for p in signature.parameters.values() if p.name != "settings"]
     added = [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default)
-        for name, kind, default in _SETTING_OPTIONS
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            annotation=kind,
+            default=Settings.model_fields[name].default,
+        )
+        for name, kind in _SETTING_OPTIONS
     ]
 
     @functools.wraps(fn)
     def command(**kwargs: Any) -> R:
-        values = {name: kwargs.pop(name) for name, _, _ in _SETTING_OPTIONS}
-        return fn(settings=build_settings(**values), **kwargs)
+        values = {name: kwargs.pop(name) for name, _ in _SETTING_OPTIONS}
+        return fn(settings=Settings(**values), **kwargs)
 
     command.__signature__ = signature.replace(parameters=[*own, *added])  # type: ignore[attr-defined]  # read by Typer
     return command

@@ -1,7 +1,6 @@
 """The ASGI application: wiring settings, the database, services and routers."""
 
 import logging
-import os
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -92,4 +91,4 @@ def _sweep_forever(
 
 def from_environment() -> FastAPI:
     """The app for `accord serve`'s worker processes: settings come from ACCORD_* variables."""
-    return create_app(Settings.from_env(os.environ))
+    return create_app(Settings())

@@ -11,7 +11,6 @@ own size and time limits, in `accord.http.limits`.
 """
 
 import asyncio
-import os
 from typing import Any, ClassVar, Final
 
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
@@ -22,7 +21,7 @@ MAX_HEADER_BYTES: Final = 65_536
 
 
 class HeaderDeadline(AutoHTTPProtocol):  # type: ignore[misc,valid-type]  # uvicorn picks httptools or h11
-    header_timeout: ClassVar[float] = Settings.header_timeout
+    header_timeout: ClassVar[float] = Settings.model_fields["header_timeout"].default
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -83,4 +82,4 @@ class ServeProtocol(HeaderDeadline):
     can load it): the timeout comes from ACCORD_HEADER_TIMEOUT, which `serve` sets, as the app
     itself comes from the ACCORD_* variables."""
 
-    header_timeout = Settings.from_env(os.environ).header_timeout
+    header_timeout = Settings().header_timeout

@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 import typer
+from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from accord.app.settings import Settings
@@ -85,6 +86,26 @@ def test_defaults_serve_one_person_on_one_machine(monkeypatch) -> None:
     assert (settings.retention_days, settings.rate_limit) == (90, 0)
 
 
-def test_settings_travel_to_worker_processes_unchanged() -> None:
+def test_settings_travel_to_worker_processes_unchanged(monkeypatch) -> None:
     settings = Settings(port=9100, public_url="https://x.example", key_file=Path("/k.json"))
-    assert Settings.from_env(settings.to_env()) == settings
+    for name, value in settings.to_env().items():
+        monkeypatch.setenv(name, value)
+    assert Settings() == settings
+
+
+def test_every_setting_has_a_row_and_an_option() -> None:
+    assert {row[3] for row in ROWS} == set(Settings.model_fields)
+
+
+@pytest.mark.parametrize(
+    ("variable", "raw"), [("ACCORD_PORT", "eighty"), ("ACCORD_SWEEP_INTERVAL", "soon")]
+)
+def test_a_bad_variable_is_refused_by_name(variable: str, raw: str, monkeypatch) -> None:
+    monkeypatch.setenv(variable, raw)
+    with pytest.raises(ValidationError, match=variable.removeprefix("ACCORD_").lower()):
+        Settings()
+
+
+def test_an_unknown_setting_is_refused() -> None:
+    with pytest.raises(ValidationError, match="prot"):
+        Settings(prot=1)  # type: ignore[call-arg]

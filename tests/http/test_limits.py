@@ -24,13 +24,14 @@ WAIT = 15.0  # how long a test waits on a socket before it calls the server stuc
 @pytest.fixture
 def limited(settings: Settings, clock: FakeClock) -> Iterator[LiveServer]:
     """A server with a small body limit and short timeouts."""
-    small = dataclasses.replace(
-        settings,
-        port=free_port(),
-        max_body_bytes=LIMIT,
-        header_timeout=SHORT,
-        body_timeout=SHORT,
-        keep_alive_timeout=1,
+    small = settings.model_copy(
+        update=dict(
+            port=free_port(),
+            max_body_bytes=LIMIT,
+            header_timeout=SHORT,
+            body_timeout=SHORT,
+            keep_alive_timeout=1,
+        )
     )
     with serve_in_thread(small, clock) as live:
         yield live
