@@ -21,6 +21,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 import uvicorn
+from hypothesis import settings as hypothesis_settings
 from sqlalchemy import create_engine, text
 
 from accord.app.rooms import Rooms
@@ -29,6 +30,11 @@ from accord.app.settings import Settings
 from accord.http.app import create_app
 from accord.http.connections import with_header_timeout
 from accord.store.database import Database
+
+# Time is measured in benchmarks/, never asserted in tests: a shared machine's pauses must not
+# fail an example (hypothesis' default 200 ms deadline does under load).
+hypothesis_settings.register_profile("accord", deadline=None, print_blob=True)
+hypothesis_settings.load_profile("accord")
 
 START = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 
