@@ -199,6 +199,12 @@ class Rooms:
         access, state = self._current(token, room_id)
         return self._view(state, Seat(access.party))
 
+    def follow(self, token: str | None, room_id: str) -> SeatCaller:
+        """The seat a stream is for. Opening one is an access: a passed deadline is recorded
+        first, so the stream starts from the room as it now is."""
+        access, _ = self._current(token, room_id)
+        return access
+
     def pending(self, token: str | None, room_id: str) -> JSONBody:
         access, state = self._current(token, room_id, RoomAction.CONFIRM)
         items = confirmations(state, Seat(access.party))

@@ -114,9 +114,6 @@ async def room_events(
     token: Bearer,
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
 ) -> Response:
-    rooms = _rooms(request)
-    access = await run_in_threadpool(rooms.authorize, token, room_id)
+    access = await run_in_threadpool(_rooms(request).follow, token, room_id)
     after = streams.resume_after(last_event_id)
-    # Opening a stream is an access: a deadline that has passed is recorded first.
-    await run_in_threadpool(rooms.show, token, room_id)
     return streams.event_stream(request, SeatAudience.of(access), after)

@@ -232,6 +232,16 @@ def test_expired_after_the_clock_jumps_and_a_read_records_it(server: LiveServer)
         assert read_log(client, room)[-1]["type"] == "room.expired"
 
 
+def test_opening_a_stream_after_the_deadline_records_the_expiry(server: LiveServer) -> None:
+    with server.client() as client:
+        room = open_room(client)
+        server.clock.advance(days=8)
+        with events(client, room, "joiner_seat") as stream:
+            got = stream.until("notification", "expired")
+        assert env("room.expired") in kinds(got)
+        assert read_log(client, room)[-1]["type"] == "room.expired"
+
+
 def test_a_refused_stream_request_is_an_error_body(server: LiveServer) -> None:
     with server.client() as client:
         room = open_room(client)
