@@ -25,6 +25,10 @@ MODES: Final[tuple[Mode, ...]] = get_args(Mode)
 KEY_KINDS: Final[tuple[KeyKind, ...]] = get_args(KeyKind)
 LEVELS: Final[tuple[Level, ...]] = get_args(Level)
 
+# Keys say what they are: a key's prefix names the one store that can hold it.
+MERCHANT_KEY_PREFIX: Final[dict[KeyKind, str]] = {"publishable": "acc_pk", "secret": "acc_sk"}
+PRINCIPAL_KEY_PREFIX: Final[dict[Level, str]] = {"owner": "acc_ok", "agent": "acc_ak"}
+
 
 class CredentialKind(StrEnum):
     """What a credential is, by the name it has on the wire and in the store."""
@@ -137,15 +141,17 @@ class CredentialCache:
 
 
 def resolve(conn: Connection, token: str | None, cache: CredentialCache) -> Caller | None:
-    """The caller `token` stands for, from every credential store; None when it opens nothing
-    (no token, an unknown one, a retired merchant key, a replaced agent key)."""
+    """The caller `token` stands for, looked up in the one store its prefix names; None when it
+    opens nothing (no token, an unknown one, a retired merchant key, a replaced agent key)."""
     if not token:
         return None
     token_hash = hash_token(token)
+    if token.startswith(tuple(f"{p}_" for p in MERCHANT_KEY_PREFIX.values())):
+        return merchant_caller(conn, token_hash)
+    if token.startswith(tuple(f"{p}_" for p in PRINCIPAL_KEY_PREFIX.values())):
+        return principal_caller(conn, token_hash)
     found = cache.find(conn, token_hash)
-    if found is not None:
-        return negotiation_caller(found)
-    return merchant_caller(conn, token_hash) or principal_caller(conn, token_hash)
+    return None if found is None else negotiation_caller(found)
 
 
 def negotiation_caller(found: records.Credential) -> Caller:

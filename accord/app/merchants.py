@@ -6,7 +6,7 @@ A key's mode is the mode of everything it reads and writes; another tenant's dat
 other mode's, is invisible. Rotating a kind retires both of its keys at once.
 """
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import partial
 from typing import Any, Final, TypeVar
@@ -14,7 +14,15 @@ from typing import Any, Final, TypeVar
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
-from accord.app.identity import KEY_KINDS, MODES, KeyKind, MerchantCaller, Mode, merchant_caller
+from accord.app.identity import (
+    KEY_KINDS,
+    MERCHANT_KEY_PREFIX,
+    MODES,
+    KeyKind,
+    MerchantCaller,
+    Mode,
+    merchant_caller,
+)
 from accord.app.names import check_name
 from accord.app.settings import Settings
 from accord.app.tokens import hash_token, new_id, new_token
@@ -27,7 +35,6 @@ from accord.store.database import Database
 
 ANY_KEY: Final = frozenset(KEY_KINDS)
 SECRET_KEY: Final = frozenset({"secret"})
-KEY_PREFIX: Final[Mapping[KeyKind, str]] = {"publishable": "acc_pk", "secret": "acc_sk"}
 
 JSONBody = dict[str, Any]
 T = TypeVar("T")
@@ -190,7 +197,7 @@ class Merchants:
 
 
 def _new_key(kind: KeyKind, mode: Mode) -> str:
-    return new_token(f"{KEY_PREFIX[kind]}_{mode}")
+    return new_token(f"{MERCHANT_KEY_PREFIX[kind]}_{mode}")
 
 
 def _kind(value: str) -> KeyKind:

@@ -15,7 +15,7 @@ from typing import Any, Final
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
-from accord.app.identity import CredentialCache, PrincipalCaller, resolve
+from accord.app.identity import PRINCIPAL_KEY_PREFIX, CredentialCache, PrincipalCaller, resolve
 from accord.app.names import check_name
 from accord.app.tokens import hash_token, new_id, new_token
 from accord.core.refusals import Refusal, RefusalCode, Refused, refuse
@@ -28,8 +28,6 @@ JSONBody = dict[str, Any]
 BUILT_IN_AGENT: Final = "accord"
 DEFAULT_AGENT: Final = "default"
 AGENT_ID: Final = re.compile(r"[a-z0-9_-]{1,64}")
-OWNER_KEY_PREFIX: Final = "acc_ok"
-AGENT_KEY_PREFIX: Final = "acc_ak"
 
 
 class Action(StrEnum):
@@ -83,7 +81,10 @@ class Principals:
         selected; the keys are shown only now."""
         check_name(name, noun="principal")
         principal_id = new_id("pri")
-        owner_key, agent_key = new_token(OWNER_KEY_PREFIX), new_token(AGENT_KEY_PREFIX)
+        owner_key, agent_key = (
+            new_token(PRINCIPAL_KEY_PREFIX["owner"]),
+            new_token(PRINCIPAL_KEY_PREFIX["agent"]),
+        )
 
         def txn(conn: Connection) -> None:
             if rows.find_principal(conn, name) is not None:
@@ -118,7 +119,7 @@ class Principals:
                 "built-in agent, which has no key).",
                 fields={"agent_id": f"1 to 64 of [a-z0-9_-], not {BUILT_IN_AGENT!r}"},
             )
-        agent_key = new_token(AGENT_KEY_PREFIX)
+        agent_key = new_token(PRINCIPAL_KEY_PREFIX["agent"])
 
         def txn(conn: Connection) -> str:
             principal = rows.find_principal(conn, name, lock=True)

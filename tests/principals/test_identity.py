@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from sqlalchemy import event
 
 from accord.app.identity import (
     Caller,
@@ -88,6 +89,9 @@ def world(accord: Accord, rooms: Rooms, principals: Principals) -> World:
     )
 
 
+KEY_TABLES = ("credentials", "tenant_keys", "principal_keys")
+
+
 def token(name: str) -> Callable[[World], str]:
     return lambda w: w.tokens[name]
 
@@ -166,6 +170,35 @@ def test_every_credential_resolves_to_its_caller(
     got = db.read(lambda conn: resolve(conn, token_of(world), CredentialCache()))
     assert got == expected
     assert type(got) is type(expected)
+
+
+@pytest.mark.parametrize(
+    ("token_of", "tables"),
+    [
+        pytest.param(token("opener_seat"), {"credentials"}, id="seat"),
+        pytest.param(token("session"), {"credentials"}, id="session"),
+        pytest.param(token("secret_test"), {"tenant_keys"}, id="merchant"),
+        pytest.param(token("owner_key"), {"principal_keys"}, id="principal"),
+        pytest.param(lambda w: "seat_" + "A" * 43, {"credentials"}, id="unknown"),
+        pytest.param(lambda w: "acc_sk_test_" + "A" * 43, {"tenant_keys"}, id="unknown_key"),
+    ],
+)
+def test_a_token_is_looked_up_once_in_the_store_its_prefix_names(
+    db: Database, world: World, token_of: Any, tables: set[str]
+) -> None:
+    statements: list[str] = []
+
+    def record(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        statements.append(statement)
+
+    event.listen(db.read_engine, "before_cursor_execute", record)
+    try:
+        db.read(lambda conn: resolve(conn, token_of(world), CredentialCache()))
+    finally:
+        event.remove(db.read_engine, "before_cursor_execute", record)
+    queries = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+    assert len(queries) == 1, queries
+    assert {t for t in KEY_TABLES if f" {t}" in queries[0]} == tables
 
 
 @pytest.mark.parametrize(
