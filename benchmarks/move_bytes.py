@@ -16,11 +16,12 @@ import json
 import shutil
 import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from rooms_throughput import postgres_schema
 from sqlalchemy import Connection
-from sse_idle_streams import postgres_schema
 
 from accord.app.root import Accord
 from accord.app.settings import Settings
@@ -68,8 +69,11 @@ class Room:
             self.accord.rooms._move_txn(self.tokens[n % 2], self.id, counter(n)) for n in numbers
         ]
         for start in range(0, len(txns), BATCH):
-            part = txns[start : start + BATCH]
-            self.accord.negotiations.write(lambda conn, part=part: [txn(conn) for txn in part])
+            self.accord.negotiations.write(partial(_all, txns[start : start + BATCH]))
+
+
+def _all(txns: list[Callable[[Connection], object]], conn: Connection) -> list[object]:
+    return [txn(conn) for txn in txns]
 
 
 def run(database_url: str, data_dir: Path, moves: int) -> dict[str, Any]:

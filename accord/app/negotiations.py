@@ -6,6 +6,7 @@ invariants the table keeps, sign once at agreement, save the projection; idempot
 A table's service (`rooms.py`, `sessions.py`) keeps only its credentials and its views."""
 
 import asyncio
+import functools
 import json
 import secrets
 import threading
@@ -185,14 +186,15 @@ class Negotiations:
         """Decide a move and append what was decided; a refusal appends nothing, unless the
         decision carries one (an expiry due is recorded, then the move refused)."""
         now = self.clock()
-        seen = partial(records.has_seen, conn, loaded.id)
+        # One lookup per key and transaction: the rules ask, then the step's fold asks again.
+        seen = functools.cache(partial(records.has_seen, conn, loaded.id))
         decision = table.decide(loaded.state, move, actor, self.context(now, seen))
         if isinstance(decision, Refusal):
             return Refused(decision)
         if decision.refusal is not None:
-            self.append(conn, table, loaded, decision, now)
+            self.append(conn, table, loaded, decision, now, seen=seen)
             return Refused(decision.refusal)
-        self.append(conn, table, loaded, decision, now, message_id=message_id)
+        self.append(conn, table, loaded, decision, now, message_id=message_id, seen=seen)
         return decision
 
     def append(
@@ -204,9 +206,10 @@ class Negotiations:
         now: datetime,
         *,
         message_id: str | None = None,
+        seen: Seen | None = None,
     ) -> None:
         fresh = self._append(
-            conn, table, loaded.id, loaded.state, loaded.head, decision, now, message_id
+            conn, table, loaded.id, loaded.state, loaded.head, decision, now, message_id, seen
         )
         loaded.state, loaded.head = fresh.state, fresh.head
         loaded.public += fresh.public
@@ -373,10 +376,19 @@ class Negotiations:
         decision: Decision,
         now: datetime,
         message_id: str | None = None,
+        seen: Seen | None = None,
     ) -> Loaded[S]:
         ts = format_time(now)
         stepped, keys = ledger.append(
-            conn, table, negotiation_id, state, head, decision, ts=ts, message_id=message_id
+            conn,
+            table,
+            negotiation_id,
+            state,
+            head,
+            decision,
+            ts=ts,
+            message_id=message_id,
+            seen=seen,
         )
         collected: set[str] | None = getattr(self._appending, "keys", None)
         if collected is not None:

@@ -2,6 +2,7 @@
 and the rows it appends are no bigger at a room's 2,000th move than at its first."""
 
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 from sqlalchemy import Connection
@@ -35,9 +36,11 @@ def _moves(accord: Accord, room: tuple[str, tuple[str, str]], numbers: range) ->
         accord.rooms._move_txn(tokens[n % 2], room_id, _counter(n)) for n in numbers
     ]
     for start in range(0, len(txns), BATCH):
-        accord.negotiations.write(
-            lambda conn, part=txns[start : start + BATCH]: [t(conn) for t in part]
-        )
+        accord.negotiations.write(partial(_all, txns[start : start + BATCH]))
+
+
+def _all(txns: list[Callable[[Connection], object]], conn: Connection) -> list[object]:
+    return [txn(conn) for txn in txns]
 
 
 def _one_move(accord: Accord, room: tuple[str, tuple[str, str]], n: int) -> dict[str, int]:
