@@ -61,3 +61,14 @@ def test_a_move_writes_as_much_at_move_2000_as_at_move_1(
     assert sum(late.values()) <= 1.5 * sum(first.values()), (first, late)
     assert late["state"] <= 1.5 * first["state"], (first, late)
     assert late["idempotency"] <= 1.5 * first["idempotency"], (first, late)
+
+
+def test_a_retry_after_the_room_moved_on_answers_as_the_first_time(
+    accord: Accord, room: tuple[str, tuple[str, str]]
+) -> None:
+    """The retry record keeps no moves; they are read back from the log up to the answer's
+    seq, never beyond it."""
+    room_id, tokens = room
+    first = accord.rooms.move(tokens[0], room_id, _counter(0))
+    _moves(accord, room, range(1, 60))
+    assert accord.rooms.move(tokens[0], room_id, _counter(0)) == first
