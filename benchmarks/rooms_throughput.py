@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -33,8 +34,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 HERE = Path(__file__).resolve().parent
 SCHEMA = {
@@ -85,11 +89,25 @@ def percentile(samples: list[float], q: float) -> float | None:
     return ordered[index] * 1000.0
 
 
+def _stat(pid: int | str) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def process_cpu(pid: int) -> float:
-    """User + system CPU seconds of a process (Linux /proc), including its threads."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    """User + system CPU seconds of a process and its children alive now (Linux /proc),
+    threads included: `accord serve --workers N` runs its workers as children."""
     ticks = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / ticks
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = _stat(entry.name)
+        except OSError:
+            continue
+        if int(entry.name) == pid or int(fields[1]) == pid:
+            total += int(fields[11]) + int(fields[12])
+    return total / ticks
 
 
 class CpuMeter:
@@ -173,6 +191,25 @@ def drive(
 # -- the server ------------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def postgres_schema(base: str | None) -> Iterator[str | None]:
+    """A schema of its own in the database `base` names, dropped afterwards."""
+    if base is None:
+        yield None
+        return
+    schema = f"accord_bench_{secrets.token_hex(4)}"
+    admin = create_engine(base)
+    with admin.begin() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    separator = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{separator}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -180,10 +217,24 @@ def free_port() -> int:
         return port
 
 
+@dataclass(frozen=True)
+class Store:
+    """Where the server keeps its data: SQLite in the data dir, or a PostgreSQL database."""
+
+    database_url: str | None = None
+    workers: int = 1
+
+
 def server_command(
-    data_dir: Path, port: int, stats_file: Path | None, switch_interval: float | None
+    data_dir: Path,
+    port: int,
+    stats_file: Path | None,
+    switch_interval: float | None,
+    store: Store = Store(),
 ) -> list[str]:
     args = ["serve", "--data-dir", str(data_dir), "--port", str(port), "--host", "127.0.0.1"]
+    if store.database_url is not None:
+        args += ["--database-url", store.database_url, "--workers", str(store.workers)]
     if stats_file is not None:
         wrapper = [sys.executable, str(HERE / "instrumented_serve.py"), "--stats", str(stats_file)]
         if switch_interval is not None:
@@ -202,8 +253,24 @@ def running_server(
     log_file: Path,
     stats_file: Path | None,
     switch_interval: float | None = None,
+    store: Store = Store(),
 ) -> Iterator[subprocess.Popen[bytes]]:
-    command = server_command(data_dir, port, stats_file, switch_interval)
+    command = server_command(data_dir, port, stats_file, switch_interval, store)
+    yield from _serving(command, port, log_file)
+
+
+@contextlib.contextmanager
+def running_bare(port: int, log_file: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """`bare_asgi.py` under uvicorn: the same server loop with no framework and no store."""
+    command = [
+        sys.executable, "-m", "uvicorn", "--app-dir", str(HERE), "bare_asgi:app",
+        "--host", "127.0.0.1", "--port", str(port), "--lifespan", "off",
+        "--log-level", "warning", "--no-access-log",
+    ]  # fmt: skip
+    yield from _serving(command, port, log_file)
+
+
+def _serving(command: list[str], port: int, log_file: Path) -> Iterator[subprocess.Popen[bytes]]:
     with log_file.open("wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
     try:
@@ -363,6 +430,36 @@ def measure_rooms(
     return result
 
 
+def measure_postgres(database_url: str, threads: int, duration: float, warmup: float) -> Result:
+    """Raw single-row inserts with psycopg, one autocommit transaction each (durable: the
+    server's `synchronous_commit` as configured), one connection per thread."""
+    import psycopg  # only for a PostgreSQL run
+
+    url = make_url(database_url)
+    conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    connections = [psycopg.connect(conninfo, autocommit=True) for _ in range(threads)]
+    connections[0].execute(
+        "CREATE TABLE IF NOT EXISTS raw_rows (id BIGSERIAL PRIMARY KEY, thread INT, body TEXT)"
+    )
+
+    def worker(index: int, conn: "psycopg.Connection[Any]") -> Callable[[], None]:
+        def step() -> None:
+            conn.execute("INSERT INTO raw_rows (thread, body) VALUES (%s, %s)", (index, SQLITE_ROW))
+
+        return step
+
+    try:
+        return drive(
+            f"postgres x{threads}",
+            [worker(i, c) for i, c in enumerate(connections)],
+            duration=duration,
+            warmup=warmup,
+        )
+    finally:
+        for conn in connections:
+            conn.close()
+
+
 def sqlite_connection(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
     conn.execute("PRAGMA journal_mode=WAL")
@@ -413,11 +510,13 @@ def report(results: dict[str, Result], summary: dict[str, Any]) -> str:
     header = f"{'measurement':<26}{'ops/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
     header += f"{'errors':>8}{'srv cpu':>9}{'cli cpu':>9}{'srv ms/op':>11}"
     lines = [header, "-" * len(header)]
+    db = summary["store"]
     labels = {
-        "healthz": "GET /healthz (HTTP ceil.)",
+        "healthz": "GET /healthz (Accord)",
+        "bare": "GET /healthz (bare ASGI)",
         "moves": f"moves, {summary['rooms']} rooms",
-        "sqlite_threads": f"sqlite tx, {summary['rooms']} threads",
-        "sqlite_single": "sqlite tx, 1 thread",
+        "storage_threads": f"{db} tx, {summary['rooms']} threads",
+        "storage_single": f"{db} tx, 1 thread",
     }
     for key, label in labels.items():
         r = results[key]
@@ -428,13 +527,15 @@ def report(results: dict[str, Result], summary: dict[str, Any]) -> str:
         )
     lines += [
         "",
-        f"HTTP ceiling (healthz req/s)        {summary['http_ceiling']:>10.0f}",
-        f"storage ceiling (best sqlite tx/s)  {summary['storage_ceiling']:>10.0f}",
+        f"store: {db}, {summary['workers']} worker(s)",
+        f"HTTP ceiling (best no-op req/s)     {summary['http_ceiling']:>10.0f}",
+        f"storage ceiling (best {db} tx/s){'':<{13 - len(db)}}{summary['storage_ceiling']:>10.0f}",
         f"moves/s                             {summary['moves_per_second']:>10.0f}",
         f"moves/s ÷ min(ceilings)             {summary['ratio']:>10.3f}"
         f"   (aim ≥ {AIM}: {'met' if summary['ratio'] >= AIM else 'not met'})",
         f"moves/s ÷ HTTP ceiling              {summary['ratio_http']:>10.3f}",
         f"moves/s ÷ storage ceiling           {summary['ratio_storage']:>10.3f}",
+        f"server CPU per move ÷ per no-op     {summary['cpu_move_over_noop']:>10.2f}",
     ]
     writer = results["moves"].extra.get("writer")
     if writer:
@@ -473,6 +574,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="an experiment: the instrumented server (implies --writer-stats) with "
         "sys.setswitchinterval(S); Python's default is 0.005",
     )
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help="serve from PostgreSQL (postgresql+psycopg://…), in a schema of its own that is "
+        "dropped at the end; the storage ceiling is then raw psycopg inserts",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="`accord serve --workers` (PostgreSQL only)"
+    )
     parser.add_argument("--tmp-dir", type=Path, default=None, help="where the temp dirs go")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (server log, db)")
     return parser.parse_args(argv)
@@ -505,35 +615,66 @@ def main(argv: list[str] | None = None) -> None:
     instrumented = args.writer_stats or args.server_switch_interval is not None
     stats_file = workdir / "writer-stats.json" if instrumented else None
     results: dict[str, Result] = {}
+    half = max(1.0, args.duration / 2)
     try:
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
-        with running_server(
-            workdir / "data", port, workdir / "server.log", stats_file, args.server_switch_interval
-        ) as proc:
-            log(f"accord serve pid {proc.pid} on {base}, data in {workdir / 'data'}")
-            log(f"healthz: {args.rooms} client threads, {args.duration:g} s")
-            results["healthz"] = measure_healthz(
-                base, args.rooms, args.duration, args.warmup, proc.pid
-            )
-            log(f"moves: {args.rooms} rooms, {args.duration:g} s")
-            results["moves"] = measure_rooms(
-                base, args.rooms, args.duration, args.warmup, proc, stats_file
-            )
-        half = max(1.0, args.duration / 2)
-        log(f"sqlite: {args.rooms} threads, then 1 thread, {half:g} s each")
-        results["sqlite_threads"] = measure_sqlite(workdir, args.rooms, half, args.warmup / 2)
-        results["sqlite_single"] = measure_sqlite(workdir, 1, half, args.warmup / 2)
+        with postgres_schema(args.database_url) as database_url:
+            store = Store(database_url, args.workers)
+            port = free_port()
+            base = f"http://127.0.0.1:{port}"
+            with running_server(
+                workdir / "data",
+                port,
+                workdir / "server.log",
+                stats_file,
+                args.server_switch_interval,
+                store,
+            ) as proc:
+                log(f"accord serve pid {proc.pid} on {base}, {args.workers} worker(s)")
+                log(f"healthz: {args.rooms} client threads, {args.duration:g} s")
+                results["healthz"] = measure_healthz(
+                    base, args.rooms, args.duration, args.warmup, proc.pid
+                )
+                log(f"moves: {args.rooms} rooms, {args.duration:g} s")
+                results["moves"] = measure_rooms(
+                    base, args.rooms, args.duration, args.warmup, proc, stats_file
+                )
+            bare_port = free_port()
+            with running_bare(bare_port, workdir / "bare.log") as bare:
+                log(f"bare ASGI healthz: {args.rooms} client threads, {args.duration:g} s")
+                results["bare"] = measure_healthz(
+                    f"http://127.0.0.1:{bare_port}",
+                    args.rooms,
+                    args.duration,
+                    args.warmup,
+                    bare.pid,
+                )
+            if database_url is not None:
+                log(f"postgres: {args.rooms} threads, then 1 thread, {half:g} s each")
+                results["storage_threads"] = measure_postgres(
+                    database_url, args.rooms, half, args.warmup / 2
+                )
+                results["storage_single"] = measure_postgres(database_url, 1, half, args.warmup / 2)
+            else:
+                log(f"sqlite: {args.rooms} threads, then 1 thread, {half:g} s each")
+                results["storage_threads"] = measure_sqlite(
+                    workdir, args.rooms, half, args.warmup / 2
+                )
+                results["storage_single"] = measure_sqlite(workdir, 1, half, args.warmup / 2)
     finally:
         if args.keep:
             log(f"kept {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)
 
-    http_ceiling = results["healthz"].rate
-    storage_ceiling = max(results["sqlite_threads"].rate, results["sqlite_single"].rate)
+    http_ceiling = max(results["healthz"].rate, results["bare"].rate)
+    storage_ceiling = max(results["storage_threads"].rate, results["storage_single"].rate)
     moves = results["moves"].rate
+    noop_cpu = min(
+        r.server_cpu_ms_per_op or float("inf") for r in (results["healthz"], results["bare"])
+    )
     summary = {
+        "store": "postgres" if args.database_url else "sqlite",
+        "workers": args.workers,
         "rooms": args.rooms,
         "duration": args.duration,
         "cpus": os.cpu_count(),
@@ -543,6 +684,7 @@ def main(argv: list[str] | None = None) -> None:
         "ratio": moves / min(http_ceiling, storage_ceiling),
         "ratio_http": moves / http_ceiling,
         "ratio_storage": moves / storage_ceiling,
+        "cpu_move_over_noop": (results["moves"].server_cpu_ms_per_op or 0.0) / noop_cpu,
         "aim": AIM,
     }
     emit(results, summary, as_json=args.json, report=report)

@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import json
 import os
-import secrets
 import shutil
 import signal
 import subprocess
@@ -36,11 +35,16 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import httpx
-from rooms_throughput import free_port, log, percentile, process_cpu, wait_healthy
-from sqlalchemy import create_engine, text
+from rooms_throughput import (
+    free_port,
+    log,
+    percentile,
+    postgres_schema,
+    process_cpu,
+    wait_healthy,
+)
 
 SCHEMA = {"price": {"type": "money", "currency": "EUR"}}
 AIM = 2.0
@@ -52,25 +56,6 @@ def price(amount: int) -> dict[str, Any]:
 
 
 # -- the server ------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def postgres_schema(base: str | None) -> Iterator[str | None]:
-    """A schema of its own in the database `base` names, dropped afterwards."""
-    if base is None:
-        yield None
-        return
-    schema = f"accord_bench_{secrets.token_hex(4)}"
-    admin = create_engine(base)
-    with admin.begin() as conn:
-        conn.execute(text(f"CREATE SCHEMA {schema}"))
-    separator = "&" if "?" in base else "?"
-    try:
-        yield f"{base}{separator}options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-        admin.dispose()
 
 
 @contextlib.contextmanager

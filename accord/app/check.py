@@ -98,9 +98,12 @@ def _check_one(conn: Connection, *, negotiation_id: str, table: Table[Any]) -> s
     if row.head_hash != verify_chain([e.to_json() for e in public]):
         return "projection: the stored chain head is not the log's"
     try:
-        stored = table.state_type.model_validate_json(row.state or "")
+        tail = public[-table.tail_size :] if table.tail_size else []
+        stored = table.restore(row.state or "", tail)
     except ValidationError:
         return "projection: the stored state cannot be read"
+    if records.read_seen(conn, negotiation_id) != _seen(table, public):
+        return "projection: the seen keys differ from the log's"
     if stored != state:
         differing = sorted(
             k for k in table.state_type.model_fields if getattr(stored, k) != getattr(state, k)
@@ -111,14 +114,21 @@ def _check_one(conn: Connection, *, negotiation_id: str, table: Table[Any]) -> s
     return None
 
 
+def _seen(table: Table[Any], public: list[Envelope]) -> set[str]:
+    return {key for e in public if (key := table.seen_key(e)) is not None}
+
+
 def _rebuild(conn: Connection, *, negotiation_id: str, table: Table[Any]) -> None:
     state, public = _replayed(conn, negotiation_id, table)
+    records.insert_seen(
+        conn, negotiation_id, sorted(_seen(table, public) - records.read_seen(conn, negotiation_id))
+    )
     head = ChainHead(len(public), verify_chain([e.to_json() for e in public]))
     records.save_projection(
         conn,
         negotiation_id,
         head=head,
-        state=state.model_dump_json(),
+        state=table.dump(state),
         version=secrets.token_hex(12),
         is_final=table.is_final(state),
         expires_at=table.expires_at(state),

@@ -1,6 +1,7 @@
 """Appending a table's decision to the store: the one step (`accord.core.step`), then its
 envelopes, private records and events written inside the caller's write transaction."""
 
+from functools import partial
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -9,7 +10,7 @@ from sqlalchemy import Connection
 from accord.app.tokens import new_id
 from accord.core.chain import ChainHead
 from accord.core.jsonio import canonical
-from accord.core.protocol import Decision, Table
+from accord.core.protocol import Decision, Seen, Table, never_seen
 from accord.core.step import Stepped, step
 from accord.store import records
 from accord.store.events import NewEvent, insert_events
@@ -27,8 +28,12 @@ def append(
     *,
     ts: str,
     message_id: str | None = None,
+    seen: Seen | None = None,
 ) -> tuple[Stepped[S], frozenset[str]]:
-    """The step, stored; with the keys (negotiation and scope) its events are for."""
+    """The step, stored; with the keys (negotiation and scope) its events are for. `seen`
+    answers for the stored log (looked up in the store when not given)."""
+    if seen is None:
+        seen = partial(records.has_seen, conn, negotiation_id) if state is not None else never_seen
     stepped = step(
         table,
         state,
@@ -38,7 +43,9 @@ def append(
         new_id=lambda: new_id("msg"),
         private_head=lambda party: records.private_head(conn, negotiation_id, party),
         message_id=message_id,
+        seen=seen,
     )
+    records.insert_seen(conn, negotiation_id, stepped.seen)
     scope = table.scope(stepped.state)
     events: list[NewEvent] = []
     for linked in stepped.public:

@@ -6,6 +6,7 @@ invariants the table keeps, sign once at agreement, save the projection; idempot
 A table's service (`rooms.py`, `sessions.py`) keeps only its credentials and its views."""
 
 import asyncio
+import functools
 import json
 import secrets
 import threading
@@ -27,7 +28,7 @@ from accord.core.chain import ChainHead
 from accord.core.commit import commit
 from accord.core.envelope import Envelope
 from accord.core.jsonio import canonical
-from accord.core.protocol import Context, Decision, Table
+from accord.core.protocol import Context, Decision, Seen, Table, never_seen
 from accord.core.refusals import Refusal, RefusalCode, Refused, refuse
 from accord.core.times import format_time
 from accord.store import records
@@ -87,7 +88,11 @@ class Move(Generic[S, Who]):
     answer: Callable[[Loaded[S], Decision, Who], Answer]
     message_id: str | None = None
     request_hash: str = ""
-    repeat: Callable[[records.Remembered], Answer] = lambda seen: Answer(seen.status, seen.response)
+    remembered: Callable[[Answer], str] = lambda answer: answer.text
+    """What is stored for a retry: enough to `repeat` the answer exactly, and no more."""
+    repeat: Callable[[Connection, records.Remembered], Answer] = lambda _conn, seen: Answer(
+        seen.status, seen.response
+    )
 
 
 @dataclass(frozen=True)
@@ -128,7 +133,14 @@ class Negotiations:
         row = records.read_negotiation(conn, negotiation_id)
         if row is None or row.protocol != table.name or row.state is None:
             raise Refused(table.not_found)
-        return table.state_type.model_validate_json(row.state)
+        return self._restore(conn, table, negotiation_id, row.state, row.seq)
+
+    def _restore(
+        self, conn: Connection, table: Table[S], negotiation_id: str, stored: str, seq: int
+    ) -> S:
+        """The stored state with what the table keeps in the log's tail instead."""
+        tail = records.read_log_tail(conn, negotiation_id, last_seq=seq, size=table.tail_size)
+        return table.restore(stored, tail)
 
     def lock(self, conn: Connection, table: Table[S], negotiation_id: str) -> Loaded[S]:
         """The negotiation locked for this write, its state from the writer's cache when the
@@ -140,7 +152,7 @@ class Negotiations:
         if cached is not None and cached[0] == row.version:
             return Loaded(negotiation_id, cached[1], row.head)
         text = records.read_state(conn, negotiation_id)
-        state: S = table.state_type.model_validate_json(text)
+        state = self._restore(conn, table, negotiation_id, text, row.seq)
         return Loaded(negotiation_id, state, row.head)
 
     def create(
@@ -158,8 +170,8 @@ class Negotiations:
         )
         return self._append(conn, table, negotiation_id, None, ChainHead(), decision, now)
 
-    def context(self, now: datetime) -> Context:
-        return Context(now, secrets.token_bytes(ENTROPY_BYTES))
+    def context(self, now: datetime, seen: Seen = never_seen) -> Context:
+        return Context(now, secrets.token_bytes(ENTROPY_BYTES), seen)
 
     def decide(
         self,
@@ -174,13 +186,15 @@ class Negotiations:
         """Decide a move and append what was decided; a refusal appends nothing, unless the
         decision carries one (an expiry due is recorded, then the move refused)."""
         now = self.clock()
-        decision = table.decide(loaded.state, move, actor, self.context(now))
+        # One lookup per key and transaction: the rules ask, then the step's fold asks again.
+        seen = functools.cache(partial(records.has_seen, conn, loaded.id))
+        decision = table.decide(loaded.state, move, actor, self.context(now, seen))
         if isinstance(decision, Refusal):
             return Refused(decision)
         if decision.refusal is not None:
-            self.append(conn, table, loaded, decision, now)
+            self.append(conn, table, loaded, decision, now, seen=seen)
             return Refused(decision.refusal)
-        self.append(conn, table, loaded, decision, now, message_id=message_id)
+        self.append(conn, table, loaded, decision, now, message_id=message_id, seen=seen)
         return decision
 
     def append(
@@ -192,9 +206,10 @@ class Negotiations:
         now: datetime,
         *,
         message_id: str | None = None,
+        seen: Seen | None = None,
     ) -> None:
         fresh = self._append(
-            conn, table, loaded.id, loaded.state, loaded.head, decision, now, message_id
+            conn, table, loaded.id, loaded.state, loaded.head, decision, now, message_id, seen
         )
         loaded.state, loaded.head = fresh.state, fresh.head
         loaded.public += fresh.public
@@ -225,7 +240,7 @@ class Negotiations:
                             RefusalCode.MESSAGE_ID_REUSED,
                             "This message_id was used with a different move; use a new one.",
                         )
-                    return move.repeat(seen)
+                    return move.repeat(conn, seen)
             decided = self.decide(
                 conn, table, loaded, move.move, move.actor(who), message_id=move.message_id
             )
@@ -240,7 +255,7 @@ class Negotiations:
                     move.message_id,
                     request_hash=move.request_hash,
                     status=answer.status,
-                    response=answer.text,
+                    response=move.remembered(answer),
                 )
             return answer
 
@@ -361,10 +376,19 @@ class Negotiations:
         decision: Decision,
         now: datetime,
         message_id: str | None = None,
+        seen: Seen | None = None,
     ) -> Loaded[S]:
         ts = format_time(now)
         stepped, keys = ledger.append(
-            conn, table, negotiation_id, state, head, decision, ts=ts, message_id=message_id
+            conn,
+            table,
+            negotiation_id,
+            state,
+            head,
+            decision,
+            ts=ts,
+            message_id=message_id,
+            seen=seen,
         )
         collected: set[str] | None = getattr(self._appending, "keys", None)
         if collected is not None:
@@ -380,7 +404,7 @@ class Negotiations:
             conn,
             negotiation_id,
             head=loaded.head,
-            state=loaded.state.model_dump_json(),
+            state=table.dump(loaded.state),
             version=version,
             is_final=table.is_final(loaded.state),
             expires_at=table.expires_at(loaded.state),

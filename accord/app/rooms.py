@@ -10,6 +10,7 @@ from enum import StrEnum
 from functools import partial
 from typing import Any, Final
 
+import orjson
 from sqlalchemy import Connection
 
 from accord.app.identity import Caller, CredentialCache, CredentialKind, SeatCaller, resolve
@@ -20,6 +21,7 @@ from accord.core.protocol import Decision
 from accord.core.refusals import Refusal, RefusalCode, Refused, refuse
 from accord.core.times import format_time
 from accord.protocols.rooms import decide, names
+from accord.protocols.rooms.apply import recent_moves
 from accord.protocols.rooms.moves import (
     ConfirmRequest,
     JoinRequest,
@@ -27,7 +29,7 @@ from accord.protocols.rooms.moves import (
     MoveRequest,
     OpenRequest,
 )
-from accord.protocols.rooms.state import Actor, RoomState, Seat
+from accord.protocols.rooms.state import TAIL, Actor, RoomState, Seat
 from accord.protocols.rooms.table import Confirmation, Join, RoomsTable
 from accord.protocols.rooms.views import confirmations
 from accord.store import records
@@ -161,6 +163,8 @@ class Rooms:
             actor=_actor,
             move=request,
             answer=self._answer,
+            remembered=_remembered,
+            repeat=partial(self._repeat, room_id=room_id),
             message_id=message_id,
             request_hash=(
                 request_hash(request.model_dump(mode="json", exclude_none=True))
@@ -178,6 +182,16 @@ class Rooms:
             return Answer(200, encode({"room": room, "move": played.to_json()}))
         pending = confirmations(loaded.state, seat)[0]
         return Answer(202, encode({"room": room, "confirmation": pending.model_dump(mode="json")}))
+
+    def _repeat(self, conn: Connection, seen: records.Remembered, *, room_id: str) -> Answer:
+        """The first answer again: the stored one, with the moves its view showed re-read
+        from the log (the log's envelopes never change, so they are the same)."""
+        body = orjson.loads(seen.response)
+        room = body["room"]
+        if room["moves"] is None:
+            tail = records.read_log_tail(conn, room_id, last_seq=room["seq"], size=TAIL)
+            room["moves"] = [entry.shown for entry in recent_moves(tail)]
+        return Answer(seen.status, encode(body))
 
     def confirm(
         self, token: str | None, room_id: str, confirmation_id: str, request: ConfirmRequest
@@ -305,6 +319,14 @@ class Rooms:
 
 def _actor(access: SeatCaller) -> Actor:
     return Actor(Seat(access.party), access.is_owner)
+
+
+def _remembered(answer: Answer) -> str:
+    """A move's answer as stored for a retry: its view's moves are left out (`_repeat` reads
+    them back), so that what a move stores stays the size of the move."""
+    body = orjson.loads(answer.text)
+    body["room"]["moves"] = None
+    return encode(body)
 
 
 def _opening(state: RoomState, seat: Seat) -> JSONBody:

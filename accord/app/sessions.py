@@ -114,7 +114,7 @@ class Sessions:
             request_hash=(
                 request_hash(move.model_dump(mode="json", exclude_none=True)) if message_id else ""
             ),
-            repeat=lambda seen: Answer(
+            repeat=lambda _conn, seen: Answer(
                 seen.status, encode(json.loads(seen.response) | {"duplicate": True})
             ),
         )

@@ -57,13 +57,26 @@ class Decision:
         return not (self.public or self.private or self.notices)
 
 
+Seen = Callable[[str], bool]
+"""Whether a negotiation's log already holds an envelope with this `Table.seen_key`. The set
+grows with the log, so the kernel keeps it beside the state (one row per key), never in it:
+what a move stores stays the size of the move."""
+
+
+def never_seen(_key: str) -> bool:
+    """The set of a negotiation that has no log yet."""
+    return False
+
+
 @dataclass(frozen=True)
 class Context:
-    """What a decision may depend on besides the state and the move: the time, and fresh
-    bytes of entropy for nonces and codes (the kernel draws them; a protocol never does)."""
+    """What a decision may depend on besides the state and the move: the time, fresh bytes
+    of entropy for nonces and codes (the kernel draws them; a protocol never does), and what
+    the log has seen."""
 
     now: datetime
     entropy: bytes = b""
+    seen: Seen = never_seen
 
 
 class ReceiptContent(Protocol):
@@ -82,6 +95,8 @@ class Table(Protocol[S]):
 
     name: str
     """The protocol's name in the store and in receipts."""
+    tail_size: int
+    """How many of the log's last envelopes `restore` needs besides the stored state."""
     state_type: type[S]
     not_found: Refusal
     """What a caller is told for an id that is not one of this table's negotiations."""
@@ -90,7 +105,22 @@ class Table(Protocol[S]):
         """Checks in the table's check order; expiry due is recorded, then refused."""
         ...
 
-    def apply(self, state: S | None, envelope: Envelope) -> S: ...
+    def apply(self, state: S | None, envelope: Envelope, seen: Seen) -> S:
+        """Fold one envelope; `seen` answers for the log before it."""
+        ...
+
+    def seen_key(self, envelope: Envelope) -> str | None:
+        """The key under which the log remembers this envelope for `Seen`, or None."""
+        ...
+
+    def restore(self, stored: str, tail: Sequence[Envelope]) -> S:
+        """The state from its stored form (`dump`) and the last `tail_size` envelopes."""
+        ...
+
+    def dump(self, state: S) -> str:
+        """The stored form of a state: what the log's tail and `Seen` give back is left out."""
+        ...
+
     def apply_private(self, state: S, party: str, record: Envelope) -> S: ...
     def expire(self, state: S, now: datetime) -> Decision | None:
         """What to append when the negotiation's time ran out at `now`; None when it has not."""

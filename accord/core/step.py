@@ -14,7 +14,7 @@ from accord.core.chain import ChainHead, link
 from accord.core.commit import commit_bytes
 from accord.core.envelope import Envelope
 from accord.core.jsonio import canonical
-from accord.core.protocol import Context, Decision, Notice, Table
+from accord.core.protocol import Context, Decision, Notice, Seen, Table, never_seen
 from accord.core.refusals import Refusal
 from accord.core.times import format_time
 
@@ -36,6 +36,8 @@ class Stepped(Generic[S]):
     public: tuple[Linked, ...]
     private: tuple[tuple[str, Linked], ...]
     private_heads: dict[str, ChainHead]
+    seen: tuple[str, ...] = ()
+    """The `Seen` keys the public envelopes added."""
 
 
 def step(
@@ -48,10 +50,17 @@ def step(
     new_id: Callable[[], str],
     private_head: Callable[[str], ChainHead],
     message_id: str | None = None,
+    seen: Seen = never_seen,
 ) -> Stepped[S]:
     """`message_id` names the client's public envelope (`decision.message_at`); the rest get
-    `new_id()`. `private_head(party)` is where that party's private log ends."""
+    `new_id()`. `private_head(party)` is where that party's private log ends; `seen` answers
+    for the log before this step."""
     public: list[Linked] = []
+    added: list[str] = []
+
+    def known(key: str) -> bool:
+        return key in added or seen(key)
+
     for index, draft in enumerate(decision.public):
         envelope = link(
             head,
@@ -62,7 +71,9 @@ def step(
         body = canonical(envelope.to_json())
         head = ChainHead(envelope.seq + 1, commit_bytes(body))
         public.append(Linked(envelope, body))
-        state = table.apply(state, envelope)
+        state = table.apply(state, envelope, known)
+        if (key := table.seen_key(envelope)) is not None and not known(key):
+            added.append(key)
     assert state is not None, "a decision that creates a negotiation appends to its log"
     heads: dict[str, ChainHead] = {}
     private: list[tuple[str, Linked]] = []
@@ -73,7 +84,7 @@ def step(
         heads[item.party] = ChainHead(record.seq + 1, commit_bytes(body))
         private.append((item.party, Linked(record, body)))
         state = table.apply_private(state, item.party, record)
-    return Stepped(state, head, tuple(public), tuple(private), heads)
+    return Stepped(state, head, tuple(public), tuple(private), heads, tuple(added))
 
 
 def replay(
@@ -82,8 +93,11 @@ def replay(
     """The state a negotiation's records fold to: its public log, then each party's private
     records (a table keeps the two in separate members, so their interleaving is moot)."""
     state: S | None = None
+    seen: set[str] = set()
     for envelope in public:
-        state = table.apply(state, envelope)
+        state = table.apply(state, envelope, seen.__contains__)
+        if (key := table.seen_key(envelope)) is not None:
+            seen.add(key)
     if state is None:
         raise ValueError(f"a {table.name} log cannot be empty")
     for party, record in private:
@@ -108,6 +122,7 @@ def after_expiry(
         ts=format_time(context.now),
         new_id=lambda: "msg_due",
         private_head=lambda _: ChainHead(),
+        seen=context.seen,
     ).state
     decided = decide(after)
     if isinstance(decided, Refusal):
@@ -134,6 +149,7 @@ class Log(Generic[S]):
     private: list[tuple[str, Envelope]] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
     private_heads: dict[str, ChainHead] = field(default_factory=dict)
+    seen: set[str] = field(default_factory=set)
     last: Decision | None = None
     _ids: Iterator[int] = field(default_factory=itertools.count)
 
@@ -158,8 +174,10 @@ class Log(Generic[S]):
             new_id=lambda: f"msg_{next(self._ids)}",
             private_head=lambda party: self.private_heads.get(party, ChainHead()),
             message_id=message_id,
+            seen=self.seen.__contains__,
         )
         self.state, self.head = stepped.state, stepped.head
+        self.seen.update(stepped.seen)
         self.envelopes += [linked.envelope for linked in stepped.public]
         self.private += [(party, linked.envelope) for party, linked in stepped.private]
         self.private_heads |= stepped.private_heads
@@ -169,7 +187,7 @@ class Log(Generic[S]):
 
     def decide(self, move: Any, actor: Any, *, entropy: bytes = b"") -> Decision | Refusal:
         """One move by `actor`, decided by the table's own rules and recorded."""
-        context = Context(self.now, entropy)
+        context = Context(self.now, entropy, self.seen.__contains__)
         return self.record(self.table.decide(self.current, move, actor, context))
 
     def expire(self) -> Decision | None:

@@ -21,6 +21,7 @@ from accord.store.tables import (
     private_records,
     receipts,
 )
+from accord.store.tables import seen as seen_table
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,47 @@ def insert_envelope(conn: Connection, negotiation_id: str, envelope: Envelope, b
             "body": body.decode(),
         },
     )
+
+
+_TAIL_SQL: Final = (
+    "SELECT body FROM envelopes WHERE negotiation_id = :id AND seq > :after AND seq <= :last "
+    "ORDER BY seq"
+)
+
+
+def read_log_tail(
+    conn: Connection, negotiation_id: str, *, last_seq: int, size: int
+) -> list[Envelope]:
+    """The last `size` envelopes of a log that ends at `last_seq`, on the log's key."""
+    if size <= 0:
+        return []
+    rows = _raw(
+        conn, _TAIL_SQL, {"id": negotiation_id, "after": last_seq - size, "last": last_seq}
+    ).fetchall()
+    return [Envelope.from_json(parse_canonical(row[0].encode())) for row in rows]
+
+
+def has_seen(conn: Connection, negotiation_id: str, key: str) -> bool:
+    row = _raw(
+        conn,
+        "SELECT 1 FROM seen WHERE negotiation_id = :id AND seen_key = :key",
+        {"id": negotiation_id, "key": key},
+    ).fetchone()
+    return row is not None
+
+
+def insert_seen(conn: Connection, negotiation_id: str, keys: Sequence[str]) -> None:
+    if keys:
+        _raw(
+            conn,
+            "INSERT INTO seen (negotiation_id, seen_key) VALUES (:id, :key)",
+            [{"id": negotiation_id, "key": key} for key in keys],
+        )
+
+
+def read_seen(conn: Connection, negotiation_id: str) -> set[str]:
+    query = select(seen_table.c.seen_key).where(seen_table.c.negotiation_id == negotiation_id)
+    return set(conn.execute(query).scalars())
 
 
 def read_log(conn: Connection, negotiation_id: str) -> list[Envelope]:

@@ -74,6 +74,15 @@ private_records = Table(
     Column("body", Text, nullable=False),
 )
 
+# What a negotiation's log has seen (`accord.core.protocol.Seen`): one row per key, beside the
+# state rather than in it, so that a move writes what it adds and the state keeps its size.
+seen = Table(
+    "seen",
+    metadata,
+    Column("negotiation_id", ID, ForeignKey("negotiations.id"), primary_key=True),
+    Column("seen_key", String(80), primary_key=True),
+)
+
 credentials = Table(
     "credentials",
     metadata,

@@ -19,7 +19,7 @@ from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.core.commit import commit
 from accord.core.envelope import Draft, Envelope
-from accord.core.protocol import Context, Decision, Mode
+from accord.core.protocol import Context, Decision, Mode, Seen
 from accord.core.refusals import Refusal, RefusalCode, Refused
 from accord.core.step import after_expiry
 from accord.core.times import format_time
@@ -57,6 +57,7 @@ class Settle:
 class TallyTable:
     name = "tally"
     state_type = Tally
+    tail_size = 0
     not_found = Refusal(RefusalCode.NOT_FOUND, "No such tally.")
 
     def decide(self, state: Tally, move: Any, actor: Any, context: Context) -> Decision | Refusal:
@@ -70,7 +71,7 @@ class TallyTable:
         due = self.expire(state, context.now)
         return rule(state) if due is None else after_expiry(self, state, due, context, rule)
 
-    def apply(self, state: Tally | None, envelope: Envelope) -> Tally:
+    def apply(self, state: Tally | None, envelope: Envelope, seen: Seen) -> Tally:
         p, seq = envelope.payload, envelope.seq
         match envelope.type:
             case "tally.opened":
@@ -81,6 +82,15 @@ class TallyTable:
         assert state is not None
         status = "settled" if envelope.type == "tally.settled" else "expired"
         return state.model_copy(update={"status": status, "seq": seq})
+
+    def seen_key(self, envelope: Envelope) -> str | None:
+        return None
+
+    def restore(self, stored: str, tail: Sequence[Envelope]) -> Tally:
+        return Tally.model_validate_json(stored)
+
+    def dump(self, state: Tally) -> str:
+        return state.model_dump_json()
 
     def apply_private(self, state: Tally, party: str, record: Envelope) -> Tally:
         return state

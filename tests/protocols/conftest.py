@@ -96,7 +96,11 @@ class Room:
 
     def try_move(self, actor: Actor, type: str, **request: Any) -> Decision | Refusal:
         body = MoveRequest(type=type, **request)  # type: ignore[arg-type]  # tests send any type
-        return self._record(decide.decide_move(self.current, body, actor, now=self.now))
+        return self._record(
+            decide.decide_move(
+                self.current, body, actor, now=self.now, seen=self.log.seen.__contains__
+            )
+        )
 
     def try_confirm(
         self, actor: Actor, confirmation_id: str | None = None, decision: str = "confirm"

@@ -2,6 +2,7 @@
 database itself (DESIGN principle 2), on SQLite and PostgreSQL alike."""
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
@@ -12,6 +13,7 @@ from sqlalchemy.exc import DBAPIError
 from accord.app.rooms import Rooms
 from accord.protocols.rooms.moves import OpenRequest
 from accord.store.database import Database
+from accord.store.engine import make_engine
 from accord.store.migrate import migrate
 from accord.store.tables import metadata
 
@@ -79,3 +81,28 @@ def test_credentials_are_stored_only_as_hashes(db: Database, rooms: Rooms) -> No
     assert len(stored) == 3
     assert all(h.startswith("sha256:") for h in stored)
     assert not any(token in everything for token in tokens)
+
+
+def test_migration_0007_moves_seen_terms_out_of_the_state(database_url: str) -> None:
+    config = Config()
+    config.set_main_option("script_location", "accord.store:migrations")
+    engine = make_engine(database_url, writer=True)
+    state = '{"room_id":"room_m","seen_hashes":["aa","bb"],"moves":[{"seq":2}],"seq":2}'
+    try:
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.upgrade(config, "0006")
+            conn.execute(
+                text(
+                    "INSERT INTO negotiations (id, protocol, seq, state, version, is_final, "
+                    "created_at, updated_at) VALUES ('room_m', 'rooms', 2, :state, '', false, "
+                    "'t', 't')"
+                ),
+                {"state": state},
+            )
+            command.upgrade(config, "head")
+            stored = conn.execute(text("SELECT state FROM negotiations")).scalar()
+            seen = conn.execute(text("SELECT seen_key FROM seen ORDER BY seen_key")).scalars()
+            assert (stored, list(seen)) == ('{"room_id":"room_m","seq":2}', ["aa", "bb"])
+    finally:
+        engine.dispose()

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from accord.core.envelope import Envelope
-from accord.core.protocol import Context, Decision
+from accord.core.protocol import Context, Decision, Seen
 from accord.core.refusals import Refusal, RefusalCode
 from accord.core.step import after_expiry
 from accord.protocols.arbitrated import apply, decide, invariants
@@ -63,6 +63,7 @@ class ArbitratedTable:
 
     name: str = PROTOCOL
     state_type: type[SessionState] = SessionState
+    tail_size = 0
     not_found: Refusal = SESSION_NOT_FOUND
 
     def __init__(self, base_url: str) -> None:
@@ -93,8 +94,17 @@ class ArbitratedTable:
         code = discount_code(context.entropy)
         return decide.decide_move(state, move, now=context.now, handoff_code=code)
 
-    def apply(self, state: SessionState | None, envelope: Envelope) -> SessionState:
+    def apply(self, state: SessionState | None, envelope: Envelope, seen: Seen) -> SessionState:
         return apply.apply(state, envelope)
+
+    def seen_key(self, envelope: Envelope) -> str | None:
+        return None  # a session's rules need nothing from its log beyond its state
+
+    def restore(self, stored: str, tail: Sequence[Envelope]) -> SessionState:
+        return SessionState.model_validate_json(stored)
+
+    def dump(self, state: SessionState) -> str:
+        return state.model_dump_json()
 
     def apply_private(self, state: SessionState, party: str, record: Envelope) -> SessionState:
         return apply.apply_private(state, party, record)

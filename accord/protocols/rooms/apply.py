@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from accord.core.envelope import Envelope
-from accord.core.protocol import fold
+from accord.core.protocol import Seen
 from accord.protocols.rooms.state import (
     CIRCLING_WINDOW,
     CLOSES,
@@ -24,7 +24,8 @@ from accord.protocols.rooms.state import (
 )
 
 
-def apply(state: RoomState | None, envelope: Envelope) -> RoomState:
+def apply(state: RoomState | None, envelope: Envelope, seen: Seen) -> RoomState:
+    """`seen` answers for the log before `envelope`."""
     payload = envelope.payload
     if envelope.type == "room.opened":
         assert state is None, "room.opened must be the first envelope"
@@ -73,18 +74,23 @@ def apply(state: RoomState | None, envelope: Envelope) -> RoomState:
                 | {"status": Status.EXPIRED, "turn": None, "final_reason": payload["reason"]}
             )
         case kind if kind.startswith("move."):
-            return _apply_move(state, envelope, base)
+            return _apply_move(state, envelope, base, seen)
     raise AssertionError(f"unknown room envelope type {envelope.type!r}")
 
 
-def _apply_move(state: RoomState, envelope: Envelope, base: dict[str, Any]) -> RoomState:
-    kind = envelope.type.removeprefix("move.")
-    seat = seat_of(envelope.sender)
+def seen_key(envelope: Envelope) -> str | None:
+    """Terms put on the table are remembered by their hash's short form, for circling."""
+    if envelope.type.removeprefix("move.") in SETS_TERMS:
+        return seen_form(envelope.payload["subject_hash"])
+    return None
+
+
+def move_entry(envelope: Envelope) -> MoveEntry:
     payload = envelope.payload
-    entry = MoveEntry(
+    return MoveEntry(
         seq=envelope.seq,
-        seat=seat,
-        type=kind,
+        seat=seat_of(envelope.sender),
+        type=envelope.type.removeprefix("move."),
         via=envelope.sender["via"],
         at=envelope.ts,
         terms=payload.get("terms"),
@@ -92,6 +98,19 @@ def _apply_move(state: RoomState, envelope: Envelope, base: dict[str, Any]) -> R
         message=payload.get("message"),
         deadline=payload.get("deadline"),
     )
+
+
+def recent_moves(tail: Iterable[Envelope]) -> tuple[MoveEntry, ...]:
+    """The last 50 moves of a log's tail (`TAIL` envelopes hold them)."""
+    moves = [move_entry(e) for e in tail if e.type.startswith("move.")]
+    return tuple(moves[-RECENT_MOVES:])
+
+
+def _apply_move(
+    state: RoomState, envelope: Envelope, base: dict[str, Any], seen: Seen
+) -> RoomState:
+    entry = move_entry(envelope)
+    kind, seat, payload = entry.type, entry.seat, envelope.payload
     update = base | {
         "moves": (*state.moves, entry)[-RECENT_MOVES:],
         "moves_total": state.moves_total + 1,
@@ -100,12 +119,10 @@ def _apply_move(state: RoomState, envelope: Envelope, base: dict[str, Any]) -> R
     new_terms = False
     if kind in SETS_TERMS:
         subject_hash = payload["subject_hash"]
-        seen = seen_form(subject_hash)
-        new_terms = seen not in state.seen_hashes
+        new_terms = not seen(seen_form(subject_hash))
         update |= {
             "table": Table(terms=payload["terms"], subject_hash=subject_hash, proposed_by=seat),
             "approvals": (),  # rooms-and-turns: a counter voids earlier approvals
-            "seen_hashes": (*state.seen_hashes, seen) if new_terms else state.seen_hashes,
         }
     if kind in SETS_DEADLINE:
         update["deadline"] = payload.get("deadline")
@@ -140,7 +157,12 @@ def apply_private(state: RoomState, party: Seat, envelope: Envelope) -> RoomStat
 def replay(public: Iterable[Envelope], private: Iterable[tuple[Seat, Envelope]]) -> RoomState:
     """The state a room's records fold to: its public log, then each seat's private records
     (the two never touch the same members, so their interleaving does not matter)."""
-    state = fold(apply, None, public)
+    state: RoomState | None = None
+    seen: set[str] = set()
+    for envelope in public:
+        state = apply(state, envelope, seen.__contains__)
+        if (key := seen_key(envelope)) is not None:
+            seen.add(key)
     if state is None:
         raise ValueError("a room's log cannot be empty")
     for party, record in private:

@@ -9,7 +9,7 @@ from typing import Any
 
 from accord.core.commit import commit
 from accord.core.envelope import Draft
-from accord.core.protocol import Decision, Notice, PrivateDraft
+from accord.core.protocol import Decision, Notice, PrivateDraft, Seen, never_seen
 from accord.core.refusals import Refusal, RefusalCode
 from accord.core.times import format_time, parse_time
 from accord.protocols.rooms import schema
@@ -212,7 +212,7 @@ def expire(state: RoomState, *, now: datetime, policy: RoomPolicy) -> Decision |
 
 
 def decide_move(
-    state: RoomState, move: MoveRequest, actor: Actor, *, now: datetime
+    state: RoomState, move: MoveRequest, actor: Actor, *, now: datetime, seen: Seen
 ) -> Decision | Refusal:
     """room_final → confirmation_pending → not_your_turn (cancel exempt) → raced →
     move_not_allowed → invalid_deadline → invalid_terms → outside_own_limits → no_change →
@@ -239,6 +239,7 @@ def decide_move(
         "owner" if actor.is_owner else "agent",
         terms=terms,
         deadline=deadline,
+        seen=seen,
     )
     if pending is not None:  # DESIGN, Confirmation: the owner's own move replaces the request
         resolved = _resolution(actor.seat, pending.id, "replaced")
@@ -340,6 +341,7 @@ def _build_move(
     *,
     terms: dict[str, Any] | None,
     deadline: str | None,
+    seen: Seen = never_seen,
 ) -> Decision:
     sender = {"role": str(seat), "via": via}
     kind = move.type
@@ -380,7 +382,7 @@ def _build_move(
         )
     if state.status is Status.AWAITING:
         notices.append(Notice(seat.other, "your_turn"))
-    new_terms = bool(terms) and seen_form(payload["subject_hash"]) not in state.seen_hashes
+    new_terms = bool(terms) and not seen(seen_form(payload["subject_hash"]))
     recent = (*state.recent, (kind, new_terms))
     if not state.circling_announced and is_circling(recent):
         public.append(Draft("room.circling", SERVER, {}))

@@ -4,14 +4,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from accord.core.times import format_time, parse_time
 
 PROTOCOL: Final = "rooms"
 RECENT_MOVES: Final = 50
+TAIL: Final = RECENT_MOVES + 4
+"""The log's last envelopes that hold the last 50 moves: besides moves, a room's log has only
+`room.opened`, `room.joined`, one `room.circling` and one final envelope."""
 CIRCLING_WINDOW: Final = 4
 MAX_DEADLINE_DAYS: Final = 90
 
@@ -86,6 +90,13 @@ class MoveEntry(Frozen):
     message: str | None = None
     deadline: str | None = None
 
+    @cached_property
+    def shown(self) -> dict[str, Any]:
+        """The entry as views show it, made once: absent members omitted, and `via` is the
+        log's to tell, not the view's."""
+        shown: dict[str, Any] = self.model_dump(mode="json", exclude_none=True, exclude={"via"})
+        return shown
+
 
 class Pending(Frozen):
     """A move the seat's agent asked for, waiting for the seat's owner."""
@@ -123,10 +134,11 @@ class RoomState(Frozen):
     limits_compatible: bool | None = None
     incompatible_fields: tuple[str, ...] = ()
     circling_announced: bool = False
-    seen_hashes: tuple[str, ...] = ()
-    """Short forms (`seen_form`) of every subject_hash ever on the table, for circling."""
     recent: tuple[tuple[str, bool], ...] = ()
-    moves: tuple[MoveEntry, ...] = ()
+    """The last four moves' types, each with whether it put terms on the table that the room
+    had not seen before (the log's `Seen`, keyed by `seen_form`): for circling."""
+    moves: tuple[MoveEntry, ...] = Field(default=(), exclude=True)
+    """The last 50 moves: not stored with the state, since the log's tail holds them."""
     moves_total: int = 0
     final_reason: str | None = None
     private: dict[Seat, SeatPrivate] = {}
@@ -154,7 +166,7 @@ def is_circling(recent: tuple[tuple[str, bool], ...]) -> bool:
 
 def seen_form(subject_hash: str) -> str:
     """The first 64 bits of a subject_hash: enough to tell a room's terms apart (a collision
-    among one room's terms is beyond reach), at a quarter of the state it takes."""
+    among one room's terms is beyond reach), at a quarter of the bytes."""
     return subject_hash.removeprefix("sha256:")[:16]
 
 

@@ -8,14 +8,22 @@ from datetime import datetime
 from typing import Any, Final, Literal, assert_never
 
 from accord.core.envelope import Envelope
-from accord.core.protocol import Context, Decision, Mode
+from accord.core.protocol import Context, Decision, Mode, Seen
 from accord.core.refusals import Refusal, RefusalCode
 from accord.core.step import after_expiry
 from accord.protocols.rooms import decide
-from accord.protocols.rooms.apply import apply, apply_private
+from accord.protocols.rooms.apply import apply, apply_private, recent_moves, seen_key
 from accord.protocols.rooms.moves import JoinRequest, MoveRequest, shape_problems
 from accord.protocols.rooms.receipt import build_receipt
-from accord.protocols.rooms.state import PROTOCOL, Actor, RoomPolicy, RoomState, Seat, Status
+from accord.protocols.rooms.state import (
+    PROTOCOL,
+    TAIL,
+    Actor,
+    RoomPolicy,
+    RoomState,
+    Seat,
+    Status,
+)
 from accord.protocols.rooms.state import expires_at as room_expires_at
 from accord.protocols.rooms.views import view_json
 from accord.trust.receipts import ReceiptBody
@@ -50,6 +58,7 @@ def nonce_of(entropy: bytes) -> str:
 class RoomsTable:
     name = PROTOCOL
     state_type = RoomState
+    tail_size = TAIL
     not_found = Refusal(RefusalCode.ROOM_NOT_FOUND, "No such room; check the room id.")
 
     def __init__(self, policy: RoomPolicy, *, base_url: str) -> None:
@@ -72,7 +81,7 @@ class RoomsTable:
                     )
 
                 def rule(s: RoomState) -> Decision | Refusal:
-                    return decide.decide_move(s, move, actor, now=now)
+                    return decide.decide_move(s, move, actor, now=now, seen=context.seen)
 
             case Confirmation(confirmation_id, answer):
 
@@ -91,8 +100,18 @@ class RoomsTable:
         due = self.expire(state, now)
         return rule(state) if due is None else after_expiry(self, state, due, context, rule)
 
-    def apply(self, state: RoomState | None, envelope: Envelope) -> RoomState:
-        return apply(state, envelope)
+    def apply(self, state: RoomState | None, envelope: Envelope, seen: Seen) -> RoomState:
+        return apply(state, envelope, seen)
+
+    def seen_key(self, envelope: Envelope) -> str | None:
+        return seen_key(envelope)
+
+    def restore(self, stored: str, tail: Sequence[Envelope]) -> RoomState:
+        state = RoomState.model_validate_json(stored)
+        return state.model_copy(update={"moves": recent_moves(tail)})
+
+    def dump(self, state: RoomState) -> str:
+        return state.model_dump_json()
 
     def apply_private(self, state: RoomState, party: str, record: Envelope) -> RoomState:
         return apply_private(state, Seat(party), record)

@@ -3,14 +3,13 @@
 A view never holds the other seat's limits, nonce, tokens or pending confirmation.
 """
 
-from typing import Any, Final
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field
 
 from accord.protocols.rooms import schema
 from accord.protocols.rooms.state import (
     Approval,
-    MoveEntry,
     RoomPolicy,
     RoomState,
     Seat,
@@ -71,17 +70,6 @@ class ConfirmationView(View):
     outside_your_limits: list[str]
 
 
-_MOVES: Final = TypeAdapter(tuple[MoveEntry, ...])
-
-
-def _moves_view(moves: tuple[MoveEntry, ...]) -> list[dict[str, Any]]:
-    """Absent members omitted; `via` is the log's to tell, not the view's."""
-    dumped: list[dict[str, Any]] = _MOVES.dump_python(
-        moves, mode="json", exclude_none=True, exclude={"__all__": {"via"}}
-    )
-    return dumped
-
-
 def view(state: RoomState, seat: Seat, *, policy: RoomPolicy, base_url: str) -> RoomView:
     return RoomView.model_validate(view_json(state, seat, policy=policy, base_url=base_url))
 
@@ -127,7 +115,7 @@ def view_json(state: RoomState, seat: Seat, *, policy: RoomPolicy, base_url: str
         "incompatible_fields": list(state.incompatible_fields),
         "outside_your_limits": outside,
         "your_limits": mine.limits,
-        "moves": _moves_view(state.moves),
+        "moves": [entry.shown for entry in state.moves],
         "moves_total": state.moves_total,
         "receipt_url": f"{base_url}/v1/rooms/{state.room_id}/receipt" if state.is_final else None,
         "created_at": state.created_at,
