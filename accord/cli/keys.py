@@ -7,9 +7,10 @@ import typer
 from rich.table import Table
 
 from accord.app.settings import Settings
+from accord.cli import store
 from accord.cli.options import Json, with_settings
 from accord.cli.output import out, print_json
-from accord.trust.keys import Keyring, Mode, keyring_path, load_keyring, rotate
+from accord.trust.keys import Keyring, Mode, load_keyring, rotate
 
 app = typer.Typer(help="Receipt signing keys: list them, or rotate one.", no_args_is_help=True)
 
@@ -28,8 +29,7 @@ def _show(keyring: Keyring, as_json: bool) -> None:
 @with_settings
 def list_keys(settings: Settings, as_json: Json = False) -> None:
     """The signing keys: active and retired (all of them published in the JWKS)."""
-    path = keyring_path(settings.key_file, settings.data_dir)
-    _show(load_keyring(path, now=datetime.now(UTC)), as_json)
+    _show(load_keyring(store.existing_keyring(settings), now=datetime.now(UTC)), as_json)
 
 
 @app.command("rotate")
@@ -46,8 +46,7 @@ def rotate_key(
     if mode not in ("test", "live"):
         raise typer.BadParameter("test or live", param_hint="--mode")
     chosen: Mode = "test" if mode == "test" else "live"
-    path = keyring_path(settings.key_file, settings.data_dir)
-    keyring = rotate(path, chosen, now=datetime.now(UTC))
+    keyring = rotate(store.existing_keyring(settings), chosen, now=datetime.now(UTC))
     if not as_json:
         out.print(f"new active {mode} key: {keyring.active(chosen).kid}")
     _show(keyring, as_json)

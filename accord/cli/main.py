@@ -12,11 +12,11 @@ from accord import __version__
 from accord.app.check import check as run_check
 from accord.app.root import Accord
 from accord.app.settings import Settings
-from accord.cli import keys, merchants, principals, rooms, sessions
+from accord.cli import keys, merchants, principals, rooms, sessions, store
+from accord.cli.errors import AccordGroup, Failure
 from accord.cli.options import Json, with_settings
 from accord.cli.output import err, out, print_json
 from accord.cli.verify import verify
-from accord.store.database import Database
 from accord.store.engine import is_sqlite
 
 LOG_CONFIG: Final = {
@@ -31,9 +31,10 @@ LOG_CONFIG: Final = {
 
 app = typer.Typer(
     name="accord",
+    cls=AccordGroup,  # where every command's failures become messages
     help="Accord: an open negotiation server. Agents negotiate, people decide.",
     no_args_is_help=True,
-    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
 )
 app.add_typer(rooms.app)
@@ -42,6 +43,24 @@ app.add_typer(merchants.app, name="merchants")
 app.add_typer(sessions.app, name="sessions")
 app.add_typer(principals.app, name="principals")
 app.command()(verify)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        out.print(f"accord {__version__}", markup=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def accord(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_print_version, help="Print the version."
+        ),
+    ] = False,
+) -> None:
+    """Accord: an open negotiation server. Agents negotiate, people decide."""
 
 
 @app.command()
@@ -57,9 +76,8 @@ def serve(
 ) -> None:
     """Apply migrations, start the sweeper and serve the API."""
     if workers > 1 and is_sqlite(settings.database):
-        err.print("error: --workers above 1 needs PostgreSQL; SQLite has one writer. (usage)")
-        raise typer.Exit(2)
-    Database(settings.database).close()  # migrate once, before any worker starts
+        raise Failure("--workers above 1 needs PostgreSQL; SQLite has one writer", exit_code=2)
+    store.create_or_open(settings).close()  # migrate once, before any worker starts
     os.environ.update(settings.to_env())
     err.print(f"Accord {__version__} on {settings.base_url} ({_describe(settings)})")
     uvicorn.run(
@@ -86,11 +104,11 @@ def _describe(settings: Settings) -> str:
 @with_settings
 def sweep(settings: Settings, as_json: Json = False) -> None:
     """One sweep now: record every expiry that is due, close every timed-out session."""
-    accord = Accord(settings)
+    db = store.existing(settings)
     try:
-        ended = accord.negotiations.sweep()
+        ended = Accord(settings, db=db).negotiations.sweep()
     finally:
-        accord.close()
+        db.close()
     expired = [e for e in ended if e.envelope.type.endswith(".expired")]
     closed = [e for e in ended if e not in expired]
     result = {
@@ -118,11 +136,11 @@ def check(
 ) -> None:
     """Verify every chain and rebuild every projection from the logs; exit 1 on a problem
     (with --repair, a projection rewritten from its log no longer counts as one)."""
-    accord = Accord(settings)
+    db = store.existing(settings)
     try:
-        report = run_check(accord.db, accord.tables, repair=repair)
+        report = run_check(db, Accord(settings, db=db).tables, repair=repair)
     finally:
-        accord.close()
+        db.close()
     if as_json:
         print_json(report.to_json())
     else:

@@ -10,10 +10,9 @@ import typer
 from accord.app.identity import KEY_KINDS
 from accord.app.merchants import Merchants
 from accord.app.settings import Settings
+from accord.cli import store
 from accord.cli.options import Json, with_settings
-from accord.cli.output import err, fail, out, print_json
-from accord.core.refusals import Refused
-from accord.store.database import Database
+from accord.cli.output import err, out, print_json
 
 app = typer.Typer(
     help="Merchants (tenants) and their API keys, on the store itself: keys are printed once, "
@@ -29,12 +28,10 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _run(settings: Settings, as_json: bool, action: Callable[[Merchants], T]) -> T:
-    db = Database(settings.database)
+def _run(settings: Settings, action: Callable[[Merchants], T]) -> T:
+    db = store.existing(settings)
     try:
         return action(Merchants(db, settings, clock=_now))
-    except Refused as refused:
-        fail(refused.refusal, as_json=as_json)
     finally:
         db.close()
 
@@ -66,7 +63,7 @@ def _print_tenants(tenants: Sequence[dict[str, Any]]) -> None:
 def create(settings: Settings, name: Name, as_json: Json = False) -> None:
     """Make a tenant with its four keys (publishable and secret, test and live), printed once:
     `{tenant_id, keys: {publishable_test, publishable_live, secret_test, secret_live}}`."""
-    made = _run(settings, as_json, lambda merchants: merchants.create_tenant(name))
+    made = _run(settings, lambda merchants: merchants.create_tenant(name))
     _print_new_keys(made, as_json)
 
 
@@ -89,7 +86,7 @@ def keys(
     """A tenant's keys: their kind, mode and dates (never the keys themselves), or with
     --rotate KIND new keys of that kind, which replace the old ones."""
     if rotate is None:
-        tenant = _run(settings, as_json, lambda merchants: merchants.describe_tenant(name))
+        tenant = _run(settings, lambda merchants: merchants.describe_tenant(name))
         if as_json:
             print_json(tenant)
         else:
@@ -97,7 +94,7 @@ def keys(
         return
     if rotate not in KEY_KINDS:
         raise typer.BadParameter("publishable or secret", param_hint="--rotate")
-    made = _run(settings, as_json, lambda merchants: merchants.rotate_keys(name, rotate))
+    made = _run(settings, lambda merchants: merchants.rotate_keys(name, rotate))
     _print_new_keys(made, as_json)
 
 
@@ -107,7 +104,7 @@ def list_tenants(settings: Settings, as_json: Json = False) -> None:
     """Every tenant with its keys' kind, mode and dates (never the keys themselves):
     `{"tenants": [{tenant_id, name, created_at, keys: [{kind, mode, created_at,
     retired_at}]}]}`."""
-    tenants = _run(settings, as_json, lambda merchants: merchants.list_tenants())
+    tenants = _run(settings, lambda merchants: merchants.list_tenants())
     if as_json:
         print_json({"tenants": tenants})
     else:

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Final, TypeVar
 import typer
 
 from accord.app.settings import Settings
+from accord.cli.errors import remember_json
 
 DataDir = Annotated[
     Path,
@@ -141,7 +142,14 @@ Server = Annotated[
     str,
     typer.Option("--server", envvar="ACCORD_SERVER", help="The Accord server to talk to."),
 ]
-Json = Annotated[bool, typer.Option("--json", help="Print exactly the API's JSON, nothing else.")]
+Json = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        help="Print exactly the API's JSON, nothing else (an error: its error body, on stderr).",
+        callback=remember_json,
+    ),
+]
 
 R = TypeVar("R")
 

@@ -1,28 +1,42 @@
-"""Printing for people (rich) or machines (`--json`: exactly the API's JSON on stdout);
-refusals to stderr as `error: <message> (<code>)`, exit code 1."""
+"""Printing for people (rich) or machines (`--json`: exactly the API's JSON on stdout). Stdout
+holds only what a command answers; every message about it, errors included, goes to stderr."""
 
 import json
 import sys
-from typing import Any, NoReturn
+import unicodedata
+from pathlib import Path
+from typing import Any
 
-import typer
 from rich.console import Console
-
-from accord.core.refusals import Refusal
 
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
 
 
+def clean(text: object) -> str:
+    """Text another party wrote, made safe for a terminal: control and format characters
+    (escape sequences, bidi overrides) are shown as escapes, not obeyed."""
+    value = str(text)
+    return "".join(
+        ch
+        if ch in "\n\t" or unicodedata.category(ch)[0] != "C"
+        else ch.encode("unicode_escape").decode()
+        for ch in value
+    )
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+
+
 def print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(dumps(value))
 
 
-def fail(refusal: Refusal, *, as_json: bool) -> NoReturn:
-    if as_json:
-        print_json(
-            {"error": {"code": str(refusal.code), "message": refusal.message, **refusal.details}}
-        )
-    else:
-        err.print(f"error: {refusal.message} ({refusal.code})", markup=False)
-    raise typer.Exit(1)
+def write_receipt(path: Path, receipt: Any, log: Any) -> Path:
+    """Write a receipt to `path` and its log beside it as `<name>.log.json`, for `accord
+    verify` offline; returns the log's path. An OSError says which file could not be written."""
+    log_path = path.with_name(path.stem + ".log.json")
+    path.write_text(dumps(receipt))
+    log_path.write_text(dumps(log))
+    return log_path

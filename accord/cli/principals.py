@@ -9,10 +9,9 @@ import typer
 
 from accord.app.principals import Principals
 from accord.app.settings import Settings
+from accord.cli import store
 from accord.cli.options import Json, with_settings
-from accord.cli.output import err, fail, out, print_json
-from accord.core.refusals import Refused
-from accord.store.database import Database
+from accord.cli.output import err, out, print_json
 
 app = typer.Typer(
     help="Principals (people and organisations) and their owner and agent keys, on the store "
@@ -28,12 +27,10 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _run(settings: Settings, as_json: bool, action: Callable[[Principals], T]) -> T:
-    db = Database(settings.database)
+def _run(settings: Settings, action: Callable[[Principals], T]) -> T:
+    db = store.existing(settings)
     try:
         return action(Principals(db, clock=_now))
-    except Refused as refused:
-        fail(refused.refusal, as_json=as_json)
     finally:
         db.close()
 
@@ -50,7 +47,7 @@ def create(settings: Settings, name: Name, as_json: Json = False) -> None:
     """Make a principal with its owner key (the person) and the key of its `default` agent,
     which is selected; both are printed once: `{principal_id, name, owner_key, agent_key,
     agent_id}`."""
-    made = _run(settings, as_json, lambda principals: principals.create(name))
+    made = _run(settings, lambda principals: principals.create(name))
     if as_json:
         print_json(made)
         return
@@ -74,7 +71,7 @@ def agent_key(
 ) -> None:
     """Make a key for one agent of a principal, printed once: `{principal_id, agent_id,
     agent_key}`. The agent negotiates once the owner selects it (PUT /api/me/agent)."""
-    made = _run(settings, as_json, lambda principals: principals.agent_key(name, agent_id))
+    made = _run(settings, lambda principals: principals.agent_key(name, agent_id))
     if as_json:
         print_json(made)
         return

@@ -2,29 +2,16 @@
 markup, escape sequences and bidi controls show as text instead of acting on the terminal."""
 
 import json
-import unicodedata
 from collections.abc import Mapping
 from typing import Any, Final
 
 from rich.table import Table
 from rich.text import Text
 
-from accord.cli.output import out
+from accord.cli.output import clean, out
 from accord.core.money import format_money
 
 SHOWN_MOVES: Final = 10
-
-
-def clean(text: object) -> str:
-    """Text another party wrote, made safe for a terminal: control and format characters
-    (escape sequences, bidi overrides) are shown as escapes, not obeyed."""
-    value = str(text)
-    return "".join(
-        ch
-        if ch in "\n\t" or unicodedata.category(ch)[0] != "C"
-        else ch.encode("unicode_escape").decode()
-        for ch in value
-    )
 
 
 def styled(text: object, style: str = "") -> Text:

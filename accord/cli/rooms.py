@@ -6,30 +6,18 @@ id. The person at the terminal is the seat's owner, so commands use the owner to
 issued it.
 """
 
-import contextlib
-import functools
-import inspect
-import json
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Final, NoReturn, TypeVar
+from typing import Annotated, Any, Final
 
 import typer
 from rich.table import Table
 
 from accord.cli import credentials as store
-from accord.cli.credentials import Credential, CredentialsError, TokenKind
-from accord.cli.options import Json, Server
-from accord.cli.output import err, out, print_json
-from accord.cli.room_display import (
-    clean,
-    print_opening,
-    print_room,
-    show_line,
-    styled,
-    terms_inline,
-)
+from accord.cli.credentials import Credential, CredentialsError
+from accord.cli.errors import Failure
+from accord.cli.output import err, out, print_json, write_receipt
+from accord.cli.room_display import print_opening, print_room, show_line, styled, terms_inline
 from accord.cli.room_input import (
     invite_token,
     json_object,
@@ -37,8 +25,9 @@ from accord.cli.room_input import (
     parse_schema,
     parse_terms,
 )
+from accord.cli.room_options import RoomOptions, load_credentials, room_options
 from accord.protocols.rooms.state import MoveType
-from accord.sdk import Accord, AccordError, AwaitingOwner, JoinedRoom, RoomSeat
+from accord.sdk import AwaitingOwner, JoinedRoom, RoomSeat
 
 app = typer.Typer(
     name="rooms",
@@ -47,35 +36,8 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-DEFAULT_SERVER: Final = "http://127.0.0.1:8000"
 LIST_BATCH: Final = 200  # ListRequest takes at most 200 tokens
-R = TypeVar("R")
 
-CredentialsPath = Annotated[
-    Path,
-    typer.Option(
-        "--credentials",
-        envvar="ACCORD_CREDENTIALS",
-        help="File that keeps the tokens open and join receive (mode 0600).",
-    ),
-]
-Token = Annotated[
-    str | None,
-    typer.Option(
-        "--token",
-        envvar="ACCORD_TOKEN",
-        help="Use this seat or owner token instead of a stored one.",
-        show_default="the stored token",
-    ),
-]
-As = Annotated[
-    TokenKind,
-    typer.Option(
-        "--as",
-        envvar="ACCORD_AS",
-        help="Which stored token to use: owner (you, the person) or agent (the seat token).",
-    ),
-]
 Limits = Annotated[
     str | None,
     typer.Option(
@@ -99,156 +61,10 @@ RoomId = Annotated[
 ]
 
 
-# -- the options every command shares, and talking to the server -------------------------
-
-
-@dataclass(frozen=True)
-class RoomOptions:
-    """Where a command talks, with which token, and how it prints."""
-
-    server: str
-    server_is_explicit: bool  # given with --server or ACCORD_SERVER, not the default
-    credentials: Path
-    token: str | None
-    kind: TokenKind
-    as_json: bool
-
-    @property
-    def url(self) -> str:
-        return self.server.rstrip("/")
-
-    @contextlib.contextmanager
-    def client(self, url: str | None = None) -> Iterator[Accord]:
-        """A client for `url` (by default --server); a failed request ends the command."""
-        url = url or self.url
-        with answering(url, as_json=self.as_json), Accord(url) as client:
-            yield client
-
-    @contextlib.contextmanager
-    def seat(self, room_id: str) -> Iterator[RoomSeat]:
-        """The seat of `room_id`: --token, else the stored token of --as, asked of the server
-        that issued it."""
-        url, token = self.where(room_id)
-        with self.client(url) as client:
-            yield client.rooms.seat(token, room_id=room_id)
-
-    def where(self, room_id: str) -> tuple[str, str]:
-        """The server to ask about `room_id` and the token to send: a stored token goes only
-        to the server that issued it."""
-        if self.token:
-            return self.url, self.token
-        stored = _load(self.credentials).get(room_id)
-        if stored is None:
-            trouble(
-                f"no token for room {room_id} in {self.credentials}; pass --token, or "
-                "--credentials with the file that open or join wrote",
-                exit_code=2,
-            )
-        if self.server_is_explicit and self.url != stored.server:
-            trouble(
-                f"room {room_id} belongs to {stored.server}; its tokens are not sent to "
-                f"{self.url} (pass --token to do so on purpose)",
-                exit_code=2,
-            )
-        return stored.server, stored.token(self.kind)
-
-
-_SHARED: Final = (
-    ("server", Server, DEFAULT_SERVER),
-    ("credentials", CredentialsPath, store.DEFAULT_PATH),
-    ("token", Token, None),
-    ("kind", As, TokenKind.OWNER),
-    ("as_json", Json, False),
-)
-_SEATLESS: Final = frozenset({"token", "kind"})
-
-
-def room_options(*, seat: bool = True) -> Callable[[Callable[..., R]], Callable[..., R]]:
-    """Give a rooms command the options they all share, after its own, and hand it them as
-    `options` (as sqlite-utils' `output_options`): --server, --credentials and --json, and
-    for a seat's commands --token and --as."""
-    shared = [option for option in _SHARED if seat or option[0] not in _SEATLESS]
-
-    def decorate(fn: Callable[..., R]) -> Callable[..., R]:
-        signature = inspect.signature(fn)
-        own = [p for p in signature.parameters.values() if p.name != "options"]
-        added = [
-            inspect.Parameter(
-                name, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default
-            )
-            for name, kind, default in shared
-        ]
-        context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)
-
-        @functools.wraps(fn)
-        def command(ctx: typer.Context, **kwargs: Any) -> R:
-            values = {name: kwargs.pop(name) for name, _, _ in shared}
-            source = ctx.get_parameter_source("server")
-            options = RoomOptions(
-                server=values["server"],
-                server_is_explicit=source is not None
-                and source.name not in ("DEFAULT", "DEFAULT_MAP"),
-                credentials=values["credentials"],
-                token=values.get("token"),
-                kind=values.get("kind", TokenKind.OWNER),
-                as_json=values["as_json"],
-            )
-            return fn(options=options, **kwargs)
-
-        command.__signature__ = signature.replace(parameters=[*own, *added, context])  # type: ignore[attr-defined]  # read by Typer
-        return command
-
-    return decorate
-
-
-@contextlib.contextmanager
-def answering(server: str, *, as_json: bool) -> Iterator[None]:
-    """Any AccordError ends the command (DESIGN.md, Command line): a refusal exits 1 with
-    `error: <message> (<code>)`, or the error body itself under --json; a server that cannot
-    be reached, or answers as no Accord server does, exits 1 with a line on stderr only."""
-    try:
-        yield
-    except AccordError as error:
-        if error.is_refusal:
-            fail(error.message, error.code, as_json=as_json, body=error.to_json())
-        if error.code == "invalid_response":
-            trouble(f"{server} answered HTTP {error.status} without an Accord body; is it one?")
-        trouble(f"cannot reach the Accord server at {server}: {error.__cause__ or error.message}")
-
-
-def fail(message: str, code: str, *, as_json: bool, body: Any = None) -> NoReturn:
-    """A refusal: the error body on stdout under --json, else `error: <message> (<code>)`."""
-    if as_json:
-        print_json(body if body is not None else {"error": {"code": code, "message": message}})
-    else:
-        err.print(f"error: {clean(message)} ({clean(code)})", markup=False, soft_wrap=True)
-    raise typer.Exit(1)
-
-
-def trouble(message: str, *, exit_code: int = 1) -> NoReturn:
-    """Not a refusal (an unreachable server, a bad credentials file): stderr only."""
-    err.print(f"error: {message}", markup=False, soft_wrap=True)
-    raise typer.Exit(exit_code)
-
-
-def _load(path: Path) -> dict[str, Credential]:
-    path = path.expanduser()
-    if not store.is_private(path):
-        err.print(
-            f"warning: {path} can be read by others; run `chmod 600 {path}`",
-            markup=False,
-            soft_wrap=True,
-        )
-    try:
-        return store.load(path)
-    except CredentialsError as exc:
-        trouble(str(exc))
-
-
 def _keep(path: Path, room_id: str, credential: Credential, answer: Mapping[str, Any]) -> None:
     """Store a new seat's tokens; if that cannot be done, show them now rather than lose them."""
     path = path.expanduser()
-    existing = _load(path).get(room_id)
+    existing = load_credentials(path).get(room_id)
     problem = None
     if existing is not None and existing.seat != credential.seat:
         problem = (
@@ -265,11 +81,10 @@ def _keep(path: Path, room_id: str, credential: Credential, answer: Mapping[str,
             f"tokens for the {credential.seat} seat saved in {path}", markup=False, soft_wrap=True
         )
         return
-    err.print(f"error: {problem}", markup=False, soft_wrap=True)
-    err.print("Your tokens, shown this once:", markup=False)
-    for key in ("seat_token", "owner_token"):
-        err.print(f"  {key}  {answer[key]}", markup=False, soft_wrap=True)
-    raise typer.Exit(1)
+    raise Failure(
+        f"{problem}. Your tokens, shown this once:",
+        details={key: answer[key] for key in ("seat_token", "owner_token")},
+    )
 
 
 # -- the commands ------------------------------------------------------------------------
@@ -325,7 +140,7 @@ def open_room(
     subject_schema = parse_schema(schema)
     terms = parse_terms(subject, subject_schema, "--subject") if subject else None
     private = json_object(limits, "--limits") if limits is not None else None
-    _load(options.credentials)  # a broken credentials file stops us before the server makes tokens
+    load_credentials(options.credentials)  # a broken file stops us before tokens are made
     with options.client() as client:
         opened = client.rooms.open(
             subject_schema,
@@ -361,7 +176,7 @@ def join(
 ) -> None:
     """Join a room with the invite the other party gave you."""
     private = json_object(limits, "--limits") if limits is not None else None
-    _load(options.credentials)
+    load_credentials(options.credentials)
     with options.client() as client:
         joined = client.rooms.join(invite_token(invite), limits=private)
     room = _take_seat(options, joined)
@@ -385,7 +200,7 @@ def list_rooms(
     if options.token:
         by_server[options.url] = [options.token]
     else:
-        for credential in _load(options.credentials).values():
+        for credential in load_credentials(options.credentials).values():
             by_server.setdefault(credential.server, []).append(credential.token(options.kind))
         if options.server_is_explicit or not by_server:
             by_server = {options.url: by_server.get(options.url, [])}
@@ -549,10 +364,9 @@ def confirm(
         if confirmation_id is None:
             waiting = seat.confirmations()
             if not waiting:
-                fail(
+                raise Failure(
                     "Nothing waits for your confirmation in this room.",
-                    "confirmation_not_found",
-                    as_json=options.as_json,
+                    code="confirmation_not_found",
                 )
             chosen = waiting[0].to_json()
             confirmation_id = str(chosen["id"])
@@ -601,9 +415,7 @@ def receipt(
         body = seat.receipt().to_json()
         log = seat.log().to_json() if output is not None else None
     if output is not None:
-        output.write_text(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
-        log_path = output.with_name(output.stem + ".log.json")
-        log_path.write_text(json.dumps(log, ensure_ascii=False, indent=2) + "\n")
+        log_path = write_receipt(output, body, log)
         err.print(
             f"wrote {output} and {log_path}; check them with: accord verify {output} "
             f"--log {log_path} --trust-url {url}/.well-known/jwks.json",

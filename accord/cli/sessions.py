@@ -3,7 +3,6 @@ secret key (spec/arbitrated-rest.md: `GET /v1/sessions`, `/v1/sessions/{id}`, `�
 `…/log`)."""
 
 import contextlib
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Final
@@ -11,10 +10,9 @@ from typing import Annotated, Any, Final
 import typer
 from rich.table import Table
 
+from accord.cli.errors import talking_to
 from accord.cli.options import Json, Server
-from accord.cli.output import err, out, print_json
-from accord.cli.room_display import clean
-from accord.cli.rooms import answering
+from accord.cli.output import clean, err, out, print_json, write_receipt
 from accord.core.money import format_money, is_amount_minor
 from accord.sdk import Accord, Merchant
 
@@ -40,10 +38,10 @@ SessionId = Annotated[str, typer.Argument(help="The session's id (ses_…).")]
 
 
 @contextlib.contextmanager
-def _merchant(server: str, key: str, *, as_json: bool) -> Iterator[Merchant]:
+def _merchant(server: str, key: str) -> Iterator[Merchant]:
     """The merchant's surface on `server`; a failed request ends the command."""
     url = server.rstrip("/")
-    with answering(url, as_json=as_json), Accord(url) as client:
+    with talking_to(url), Accord(url) as client:
         yield client.merchant(key)
 
 
@@ -76,7 +74,7 @@ def list_sessions(
     as_json: Json = False,
 ) -> None:
     """Your latest sessions in your key's mode, newest first."""
-    with _merchant(server, key, as_json=as_json) as merchant:
+    with _merchant(server, key) as merchant:
         body = merchant.sessions(limit=limit).to_json()
     if as_json:
         print_json(body)
@@ -107,7 +105,7 @@ def show(
 ) -> None:
     """A session as the merchant sees it: state, round, the offer on the table, the arbiter's
     last verdict, and every envelope of its log."""
-    with _merchant(server, key, as_json=as_json) as merchant:
+    with _merchant(server, key) as merchant:
         view = merchant.session(session_id).to_json()
     if as_json:
         print_json(view)
@@ -173,13 +171,11 @@ def receipt(
     as_json: Json = False,
 ) -> None:
     """The receipt of an ended session: signed when agreed, unsigned when closed."""
-    with _merchant(server, key, as_json=as_json) as merchant:
+    with _merchant(server, key) as merchant:
         body = merchant.receipt(session_id).to_json()
         log = merchant.log(session_id).to_json() if output is not None else None
     if output is not None:
-        output.write_text(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
-        log_path = output.with_name(output.stem + ".log.json")
-        log_path.write_text(json.dumps(log, ensure_ascii=False, indent=2) + "\n")
+        log_path = write_receipt(output, body, log)
         url = server.rstrip("/")
         allow_test = " --allow-test" if body.get("mode") == "test" else ""
         err.print(

@@ -7,10 +7,11 @@ import httpx
 import typer
 from rich.table import Table
 
+from accord.cli.errors import Failure
 from accord.cli.options import Json
-from accord.cli.output import err, out, print_json
+from accord.cli.output import out, print_json
 from accord.core.jsonio import JSONError, parse
-from accord.trust.verify import TrustedKey, load_trusted, verify_receipt
+from accord.trust.verify import TrustedKey, load_trusted, not_a_receipt, verify_receipt
 
 ExistingFile = Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True)]
 
@@ -19,31 +20,27 @@ def _read_json(path: Path, what: str) -> Any:
     try:
         return parse(path.read_bytes())
     except JSONError as exc:
-        err.print(f"error: {what} {path} is not strict JSON: {exc.reason}", markup=False)
-        raise typer.Exit(1) from None
+        raise Failure(f"{path} is not {what}: it is not strict JSON ({exc.reason})") from None
 
 
 def _trusted(trust: Path | None, trust_url: str | None) -> list[TrustedKey]:
     if trust is not None and trust_url is not None:
-        err.print("error: give --trust or --trust-url, not both (usage)")
-        raise typer.Exit(2)
+        raise Failure("give --trust or --trust-url, not both", exit_code=2)
     if trust is not None:
-        jwks = _read_json(trust, "the JWKS")
+        jwks = _read_json(trust, "a JWKS")
     elif trust_url is not None:
         try:
             response = httpx.get(trust_url, timeout=10, follow_redirects=False)
             response.raise_for_status()
             jwks = parse(response.content)
         except (httpx.HTTPError, JSONError) as exc:
-            err.print(f"error: cannot fetch the JWKS at {trust_url}: {exc}", markup=False)
-            raise typer.Exit(1) from None
+            raise Failure(f"cannot fetch the JWKS at {trust_url}: {exc}") from None
     else:
         return []
     try:
         return load_trusted(jwks)
     except ValueError as exc:
-        err.print(f"error: the trusted JWKS is refused: {exc}", markup=False)
-        raise typer.Exit(1) from None
+        raise Failure(f"the trusted JWKS is refused: {exc}") from None
 
 
 def verify(
@@ -77,18 +74,23 @@ def verify(
 ) -> None:
     """Verify a receipt offline: exit 0 only when it is valid and its signer is pinned.
 
+    Exit 1 when it is not, or when the file is not a receipt at all.
+
     Trusts no key it is not given: not the receipt's own, not one on this machine."""
     trusted = _trusted(trust, trust_url)
     envelopes = None
     if log is not None:
-        raw = _read_json(log, "the log")
+        raw = _read_json(log, "a log")
         envelopes = raw.get("envelopes") if isinstance(raw, dict) else raw
         if not isinstance(envelopes, list):
-            err.print("error: the log is a JSON array of envelopes or {envelopes: [...]}")
-            raise typer.Exit(1)
-    result = verify_receipt(
-        _read_json(receipt, "the receipt"), trusted=trusted, log=envelopes, allow_test=allow_test
-    )
+            raise Failure(
+                f"{log} is not a log: a log is a JSON array of envelopes or {{envelopes: [...]}}"
+            )
+    body = _read_json(receipt, "a receipt")
+    why = not_a_receipt(body)
+    if why is not None:
+        raise Failure(f"{receipt} is not a receipt: {why}")
+    result = verify_receipt(body, trusted=trusted, log=envelopes, allow_test=allow_test)
     if as_json:
         print_json(result.to_json())
     else:

@@ -5,24 +5,56 @@ transaction rather than failing at its end; readers use plain BEGIN and see a sn
 """
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import URL, Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 SQLITE_BUSY_MS = 30_000
+SUPPORTED: Final = ("sqlite:///PATH", "postgresql+psycopg://USER@HOST/DATABASE")
+_DRIVERS: Final = frozenset({"sqlite", "sqlite+pysqlite", "postgresql+psycopg"})
+
+
+class UnsupportedDatabase(ValueError):
+    """A database URL Accord cannot use; the message names the ones it can."""
+
+
+def check_url(url: str) -> URL:
+    """`url` parsed, if it names a database Accord runs on: SQLite, or PostgreSQL through
+    psycopg 3."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise UnsupportedDatabase(
+            f"{url!r} is not a database URL; Accord takes {' or '.join(SUPPORTED)}"
+        ) from None
+    if parsed.drivername not in _DRIVERS:
+        raise UnsupportedDatabase(
+            f"{parsed.drivername}:// is not a database Accord runs on; it takes "
+            f"{' or '.join(SUPPORTED)}"
+        )
+    return parsed
 
 
 def is_sqlite(url: str) -> bool:
-    return make_url(url).get_backend_name() == "sqlite"
+    return check_url(url).get_backend_name() == "sqlite"
 
 
 def sqlite_url(data_dir: Path) -> str:
     return f"sqlite:///{data_dir / 'accord.db'}"
 
 
-def make_engine(url: str, *, writer: bool) -> Engine:
+def sqlite_path(url: str) -> Path | None:
+    """The file a SQLite URL names (None for PostgreSQL, or SQLite in memory)."""
     parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(parsed.database)
+
+
+def make_engine(url: str, *, writer: bool) -> Engine:
+    parsed = check_url(url)
     if parsed.get_backend_name() != "sqlite":
         return create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
     if parsed.database and parsed.database != ":memory:":

@@ -2,7 +2,11 @@
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, create_engine, inspect, text
+
+from accord.store.engine import check_url, sqlite_path
+
+VERSION_TABLE = "alembic_version"
 
 
 def migrate(engine: Engine) -> None:
@@ -14,3 +18,18 @@ def migrate(engine: Engine) -> None:
             connection.execute(text("SELECT pg_advisory_xact_lock(7207351)"))
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+
+
+def is_made(url: str) -> bool:
+    """Whether a store exists at `url`: migrated at least once, so holding Alembic's version
+    table. Asking never creates a SQLite file."""
+    check_url(url)
+    path = sqlite_path(url)
+    if path is not None and not path.is_file():
+        return False
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return inspect(connection).has_table(VERSION_TABLE)
+    finally:
+        engine.dispose()

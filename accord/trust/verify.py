@@ -63,6 +63,15 @@ ENDINGS: Final[Mapping[str, str]] = {
     "session.close": "closed",
     "room.expired": "expired",
 }
+RECEIPT_MEMBERS: Final = ("artifact", "signed_payload")
+_JSON_KINDS: Final[Mapping[type, str]] = {
+    list: "an array",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "true or false",
+    type(None): "null",
+}
 Status = Literal["valid", "invalid", "unverifiable", "unsigned"]
 
 
@@ -169,6 +178,21 @@ class _Failed(Exception):
     pass
 
 
+def not_a_receipt(value: JSON) -> str | None:
+    """Why `value` is not a receipt at all, or None when it has a receipt's shape: an object
+    with the members every receipt has, even one where nothing was agreed. Without them there
+    is nothing to verify, which is not the same as a receipt that says nothing was signed."""
+    if not isinstance(value, dict):
+        return f"it is {_JSON_KINDS.get(type(value), 'not JSON')}, not a JSON object"
+    missing = [name for name in RECEIPT_MEMBERS if name not in value]
+    if missing:
+        return (
+            f"it has no {' or '.join(missing)} member (every receipt has artifact and "
+            "signed_payload, both null when nothing was agreed)"
+        )
+    return None
+
+
 def verify_receipt(
     receipt: JSON,
     *,
@@ -177,9 +201,10 @@ def verify_receipt(
     allow_test: bool = False,
 ) -> Verification:
     checks = {name: Check(name) for name in CHECKS}
-    if not isinstance(receipt, dict):
+    why = not_a_receipt(receipt)
+    if why is not None or not isinstance(receipt, dict):
         for check in checks.values():
-            check.detail = "the receipt is not a JSON object"
+            check.detail = f"not a receipt: {why}"
         return Verification("invalid", False, None, "unpinned", list(checks.values()))
     artifact = receipt.get("artifact")
     header: dict[str, Any] | None = None

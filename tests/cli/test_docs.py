@@ -2,6 +2,7 @@
 answers --help, and appears in the README."""
 
 import re
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,9 @@ def test_every_command_has_help(path: tuple[str, ...]) -> None:
     result = CliRunner().invoke(app, [*path, "--help"])
     assert result.exit_code == 0, result.stderr
     assert "Usage" in result.stdout
+    short = CliRunner().invoke(app, [*path, "-h"])
+    assert short.exit_code == 0, short.stderr
+    assert short.stdout == result.stdout
     command = typer.main.get_command(app)
     for name in path:
         command = command.commands[name]  # type: ignore[attr-defined]
@@ -68,3 +72,17 @@ def test_every_command_is_in_the_readme(path: tuple[str, ...]) -> None:
         if len(path) > 1
     )
     assert named, f"README.md does not mention `{full}`: the README author adds it"
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == f"accord {version('accord')}\n"
+
+
+def test_shell_completion_is_offered_and_documented() -> None:
+    shown = CliRunner().invoke(app, ["--show-completion", "bash"])
+    assert shown.exit_code == 0, shown.stderr
+    assert "_ACCORD_COMPLETE" in shown.stdout
+    text = README.read_text(encoding="utf-8")
+    assert "accord --install-completion" in text

@@ -137,7 +137,8 @@ def test_a_refusal_exits_1_with_the_code(alice: Person, bob: Person, server: Liv
         body = {"type": "counter", "terms": {"price": {"amount_minor": 9000, "currency": "EUR"},
                                              "day": "2026-12-10"}}  # fmt: skip
         direct = api.post(f"/v1/rooms/{room_id}/moves", json=body)
-    assert json.loads(as_json.stdout) == direct.json()
+    assert as_json.stdout == ""  # an error is never mistaken for an answer
+    assert json.loads(as_json.stderr) == direct.json()
     assert direct.json()["error"]["code"] == "not_your_turn"
 
 
@@ -231,7 +232,7 @@ def test_joining_into_the_openers_own_file_keeps_both(alice: Person) -> None:
     joined = alice("join", opened["invite"]["token"])
     assert joined.exit_code == 1
     assert "own --credentials file" in joined.stderr
-    assert re.search(r"owner_token\s+owner_", joined.stderr)  # shown once rather than lost
+    assert re.search(r"owner_token:\s+owner_", joined.stderr)  # shown once rather than lost
     assert stored(alice)[room_id].seat == "opener"
 
 

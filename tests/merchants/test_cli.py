@@ -11,11 +11,13 @@ from accord.app.merchants import ANY_KEY, Merchants
 from accord.app.settings import Settings
 from accord.cli.main import app
 from accord.core.refusals import Refused
+from accord.store.database import Database
 from tests.merchants.test_keys import PREFIXES
 
 
 @pytest.fixture
-def accord(settings: Settings) -> Any:
+def accord(settings: Settings, db: Database) -> Any:
+    """`accord` on the store the test made, as `accord serve` would have."""
     runner = CliRunner()
 
     def run(*args: str) -> Result:
@@ -89,7 +91,8 @@ def test_refusals_exit_1(accord: Any, args: tuple[str, ...], code: str) -> None:
     assert plain.stderr.startswith("error: ") and f"({code})" in plain.stderr
     as_json = accord(*args, "--json")
     assert as_json.exit_code == 1
-    assert json.loads(as_json.stdout)["error"]["code"] == code
+    assert as_json.stdout == ""  # an error is never mistaken for an answer
+    assert json.loads(as_json.stderr)["error"]["code"] == code
     assert accord("list", "--json").stdout == before
 
 

@@ -12,10 +12,12 @@ from accord.app.principals import Action, Principals
 from accord.app.settings import Settings
 from accord.cli.main import app
 from accord.core.refusals import Refused
+from accord.store.database import Database
 
 
 @pytest.fixture
-def accord(settings: Settings) -> Any:
+def accord(settings: Settings, db: Database) -> Any:
+    """`accord` on the store the test made, as `accord serve` would have."""
     runner = CliRunner()
 
     def run(*args: str) -> Result:
@@ -92,7 +94,8 @@ def test_refusals(accord: Any, args: tuple[str, ...], code: str) -> None:
     assert for_person.stderr.startswith("error: ") and f"({code})" in for_person.stderr
     as_json = accord(*args, "--json")
     assert as_json.exit_code == 1
-    assert json.loads(as_json.stdout)["error"]["code"] == code
+    assert as_json.stdout == ""  # an error is never mistaken for an answer
+    assert json.loads(as_json.stderr)["error"]["code"] == code
 
 
 @pytest.mark.parametrize(

@@ -125,6 +125,16 @@ def test_receipt_to_a_file_verifies_offline(
     assert verified.exit_code == 0, verified.stdout
 
 
+def test_an_output_file_in_a_missing_folder(
+    merchant: Merchant, sessions: Sessions, tmp_path: Path
+) -> None:
+    target = tmp_path / "missing-dir" / "r.json"
+    result = merchant("receipt", sessions.agreed, "-o", str(target))
+    assert result.exit_code == 1
+    assert isinstance(result.exception, SystemExit)  # a message, not a traceback
+    assert result.stderr == f"error: {target}: No such file or directory\n"
+
+
 def test_a_refusal_exits_1_with_its_code(merchant: Merchant, sessions: Sessions) -> None:
     result = merchant("receipt", sessions.open)
     assert result.exit_code == 1
@@ -133,19 +143,22 @@ def test_a_refusal_exits_1_with_its_code(merchant: Merchant, sessions: Sessions)
     assert result.stderr.rstrip().endswith("(session_open)")
 
 
-def test_a_refusal_under_json_prints_the_api_error_body(
+def test_a_refusal_under_json_prints_the_api_error_body_on_stderr(
     merchant: Merchant, sessions: Sessions
 ) -> None:
     result = merchant("show", "ses_unknown", "--json")
     assert result.exit_code == 1
-    assert json.loads(result.stdout) == merchant.api("/v1/sessions/ses_unknown")
-    assert json.loads(result.stdout)["error"]["code"] == "session_not_found"
+    assert result.stdout == ""
+    assert json.loads(result.stderr) == merchant.api("/v1/sessions/ses_unknown")
+    assert json.loads(result.stderr)["error"]["code"] == "session_not_found"
 
 
 def test_a_publishable_key_is_refused(merchant: Merchant, sessions: Sessions) -> None:
     result = merchant("list", key="publishable_test")
     assert result.exit_code == 1
-    assert result.stderr.rstrip().endswith("(forbidden)")
+    first, *details = result.stderr.splitlines()
+    assert first.endswith("(forbidden)")
+    assert details == ["  allowed: secret"]  # the error body's details, said too
 
 
 def test_the_key_can_come_from_the_environment(merchant: Merchant, sessions: Sessions) -> None:

@@ -1,0 +1,138 @@
+"""The one place where a command's failure becomes a message (DESIGN.md, Command line).
+
+Every `accord` command runs inside `AccordGroup.invoke`: a failure it knows (a refusal from
+the store or a server, a file that cannot be written, a database that cannot be opened) ends
+the command with `error: <message> (<code>)` on stderr, then the details that say what to fix,
+one per line; under --json the error body itself, on stderr too. Stdout holds only answers,
+so `$(accord … --json | jq …)` never mistakes an error for one. Exit 1, or 2 for a usage
+mistake; anything else is a bug and keeps its traceback."""
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator, Mapping
+from typing import Any, Final
+
+import typer
+from sqlalchemy.exc import SQLAlchemyError
+from typer.core import TyperGroup
+
+from accord.cli.output import clean
+from accord.core.refusals import Refused
+from accord.sdk import AccordError
+from accord.store.engine import UnsupportedDatabase
+
+JSON_FLAG: Final = "accord.json"
+"""Set in the context's meta (shared by every nested context) by the --json option."""
+
+
+class Failure(Exception):
+    """What a command could not do, said for a person; `code` and `details` as in the API's
+    error body when a refusal caused it."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        details: Mapping[str, Any] | None = None,
+        exit_code: int = 1,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.details: Mapping[str, Any] = dict(details or {})
+        self.exit_code = exit_code
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, **self.details}}
+
+    def lines(self) -> list[str]:
+        """`error: <message> (<code>)`, then `  <name>: <what>` for each detail."""
+        code = f" ({clean(self.code)})" if self.code else ""
+        lines = [f"error: {clean(self.message)}{code}"]
+        for name, value in self.details.items():
+            if isinstance(value, Mapping):
+                lines += [f"  {clean(field)}: {_say(why)}" for field, why in value.items()]
+            else:
+                lines.append(f"  {clean(name)}: {_say(value)}")
+        return lines
+
+
+def _say(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return ", ".join(_say(v) for v in value)
+    if isinstance(value, Mapping):
+        return clean(json.dumps(value, ensure_ascii=False))
+    return clean(value)
+
+
+def explain(exc: BaseException) -> Failure | None:
+    """The failure `exc` is to a person, or None for a bug (which keeps its traceback)."""
+    if isinstance(exc, Failure):
+        return exc
+    if isinstance(exc, Refused):
+        refusal = exc.refusal
+        return Failure(refusal.message, code=str(refusal.code), details=refusal.details)
+    if isinstance(exc, AccordError) and exc.is_refusal:
+        return Failure(exc.message, code=exc.code, details=exc.details)
+    if isinstance(exc, AccordError):
+        return Failure(f"{exc.message} ({exc.__cause__ or exc.code})")
+    if isinstance(exc, UnsupportedDatabase):
+        return Failure(str(exc), exit_code=2)
+    if isinstance(exc, SQLAlchemyError):
+        return Failure(f"the database failed: {_first_line(exc)}")
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return Failure(f"{exc.filename}: {exc.strerror or exc}")
+    return None
+
+
+def _first_line(exc: SQLAlchemyError) -> str:
+    cause = getattr(exc, "orig", None) or exc
+    return str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+
+
+def show(failure: Failure, *, as_json: bool) -> None:
+    """On stderr as written: no markup, no wrapping, nothing rich would make of it."""
+    if as_json and failure.code is not None:
+        sys.stderr.write(json.dumps(failure.body(), ensure_ascii=False) + "\n")
+        return
+    sys.stderr.write("".join(line + "\n" for line in failure.lines()))
+
+
+def remember_json(ctx: typer.Context, value: bool) -> bool:
+    """The --json option's callback: errors, too, are then shown as the API's error body."""
+    if value:
+        ctx.meta[JSON_FLAG] = True
+    return value
+
+
+@contextlib.contextmanager
+def talking_to(server: str) -> Iterator[None]:
+    """A failed request to `server` ends the command, saying which server did not answer."""
+    try:
+        yield
+    except AccordError as error:
+        if error.is_refusal:
+            raise
+        if error.code == "invalid_response":
+            raise Failure(
+                f"{server} answered HTTP {error.status} without an Accord body; is it one?"
+            ) from error
+        raise Failure(
+            f"cannot reach the Accord server at {server}: {error.__cause__ or error.message}"
+        ) from error
+
+
+class AccordGroup(TyperGroup):
+    """The `accord` command: every subcommand's known failures become messages here."""
+
+    def invoke(self, ctx: Any) -> Any:  # typer's own vendored click.Context
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            failure = explain(exc)
+            if failure is None:
+                raise
+            show(failure, as_json=bool(ctx.meta.get(JSON_FLAG)))
+            raise typer.Exit(failure.exit_code) from None
