@@ -61,7 +61,7 @@ def document(
     schemas: dict[str, Any] = doc.setdefault("components", {}).setdefault("schemas", {})
     for name in _FASTAPI_VALIDATION:
         schemas.pop(name, None)
-    _add_schemas(schemas, _models())
+    models: dict[str, type[BaseModel]] = {ErrorBody.__name__: ErrorBody}
     for key, route in operations.api_routes(routes):
         if not route.include_in_schema:
             continue
@@ -71,6 +71,8 @@ def document(
         method, path = key.split(" ", 1)
         entry = doc["paths"][path][method.lower()]
         entry["responses"] = _responses(route, operation, entry.get("responses", {}))
+        models |= {m.__name__: m for m in operation.answers.values() if m is not None}
+    _add_schemas(schemas, list(models.values()))
     return doc
 
 
@@ -110,15 +112,6 @@ def _refusal_response(codes: list[RefusalCode]) -> dict[str, Any]:
 
 
 _EXAMPLE_MESSAGE: Final = "What was refused, and what to do instead."
-
-
-def _models() -> list[type[BaseModel]]:
-    models: dict[str, type[BaseModel]] = {ErrorBody.__name__: ErrorBody}
-    for operation in operations.OPERATIONS.values():
-        for model in operation.answers.values():
-            if model is not None:
-                models[model.__name__] = model
-    return list(models.values())
 
 
 def _add_schemas(schemas: dict[str, Any], models: list[type[BaseModel]]) -> None:

@@ -1,16 +1,17 @@
-"""Who may call what: every route the app answers × every kind of credential → the status
+"""Who may call what: every route the app answers, against every kind of credential → the status
 its credential check gives (`ok` once the check lets it through, whatever the route then
 says of the request). A route without a row fails, as does a kind that gains or loses access.
 
 A room route is called on the room the seat and owner tokens belong to, a session route on
 the session of the session token and of the merchant's keys; the invite is a draft room's."""
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Final
 
 import httpx
 import pytest
 from fastapi.routing import iter_route_contexts
+from starlette.routing import BaseRoute
 
 from accord.app.identity import CredentialKind
 from tests.conftest import LiveServer
@@ -31,7 +32,8 @@ def row(default: int | str, **allowed: int | str) -> dict[str, int | str]:
     return {NONE: 401, UNKNOWN: 401} | dict.fromkeys(kinds, default) | allowed
 
 
-PUBLIC: Final = dict.fromkeys(KINDS, OK)
+Expected = dict[str, int | str]
+PUBLIC: Final[Expected] = dict.fromkeys(KINDS, OK)
 SEAT: Final = row(403, seat=OK, owner=OK)
 OWNER: Final = row(403, owner=OK)
 SECRET: Final = row(403, secret=OK, rival_secret=OK)
@@ -44,7 +46,7 @@ MERCHANT_SECRET: Final = row(401, publishable=403, secret=OK, rival_secret=OK)
 PRINCIPAL: Final = row(403, principal_owner=OK, principal_agent=OK)
 PRINCIPAL_OWNER: Final = row(403, principal_owner=OK)
 
-MATRIX: Final[dict[str, dict[str, int | str]]] = {
+MATRIX: Final[dict[str, Expected]] = {
     "POST /v1/rooms": PUBLIC,
     "POST /v1/rooms/join": PUBLIC,
     "POST /v1/rooms/list": PUBLIC,
@@ -93,9 +95,9 @@ MATRIX: Final[dict[str, dict[str, int | str]]] = {
 NOT_YOURS: Final = '"code":"session_not_found"'
 
 
-def answered(routes: list[object]) -> Iterator[str]:
+def answered(routes: Sequence[BaseRoute]) -> Iterator[str]:
     """`METHOD path` for every route with methods (a mount of static files has none)."""
-    for context in iter_route_contexts(routes):  # type: ignore[arg-type]
+    for context in iter_route_contexts(routes):
         for method in sorted(set(context.methods or ()) - {"HEAD"}):
             yield f"{method} {context.path}"
 
@@ -149,8 +151,8 @@ def test_who_may_call_what(
     for kind in KINDS:
         token = token_of(kind, credentials, rival)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        body = {"json": {}} if method in ("POST", "PUT") else {}
-        with client.stream(method, url, headers=headers, **body) as response:
+        body: dict[str, object] | None = {} if method in ("POST", "PUT") else None
+        with client.stream(method, url, headers=headers, json=body) as response:
             status = response.status_code
             code = response.read().decode() if status == 404 else ""
         got[kind] = status if status in (401, 403) else OK
