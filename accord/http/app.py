@@ -8,11 +8,22 @@ from datetime import datetime
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi_offline import FastAPIOffline
 
 from accord import __version__
 from accord.app.root import Accord, utc_now
 from accord.app.settings import Settings
-from accord.http import errors, invite_page, limits, merchants, principals, rooms, sessions, ucp
+from accord.http import (
+    errors,
+    invite_page,
+    limits,
+    merchants,
+    openapi,
+    principals,
+    rooms,
+    sessions,
+    ucp,
+)
 from accord.http.access import AccessLog
 from accord.http.auth import RateLimiter
 from accord.trust.keys import Keys, keyring_path
@@ -46,7 +57,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
             sweeper.join(timeout=5)
             accord.close()
 
-    app = FastAPI(
+    app = FastAPIOffline(  # /docs and /redoc with their scripts served from the package
         title="Accord",
         version=__version__,
         summary="An open negotiation server: agents negotiate, people decide.",
@@ -73,6 +84,14 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     async def healthz() -> dict[str, Any]:  # on the event loop: it needs no free worker thread
         return {"status": "ok", "version": __version__}
 
+    def document() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = openapi.document(
+                title=app.title, version=app.version, summary=app.summary, routes=app.routes
+            )
+        return app.openapi_schema
+
+    app.openapi = document  # type: ignore[method-assign]  # FastAPI's documented override
     return app
 
 

@@ -8,6 +8,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security.utils import get_authorization_scheme_param
 
 from accord.core.refusals import RefusalCode, refuse
 
@@ -72,6 +73,13 @@ async def api_key(
     return token
 
 
+async def public(request: Request) -> None:
+    """No credential is asked for; the rate limit still counts a Bearer token when one is
+    sent (and otherwise the client's address), as on every other route."""
+    scheme, token = get_authorization_scheme_param(request.headers.get("Authorization"))
+    _limit(request, token if scheme.lower() == "bearer" else None)
+
+
 def _limit(request: Request, token: str | None) -> None:
     limiter: RateLimiter = request.app.state.rate_limiter
     limiter.check(token or f"ip:{request.client.host if request.client else '-'}")
@@ -79,3 +87,4 @@ def _limit(request: Request, token: str | None) -> None:
 
 Bearer = Annotated[str | None, Depends(bearer)]
 ApiKey = Annotated[str | None, Depends(api_key)]
+Public = Annotated[None, Depends(public)]

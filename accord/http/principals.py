@@ -7,7 +7,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from accord.app.identity import PrincipalCaller
-from accord.app.principals import Action, Principals
+from accord.app.principals import AGENT_ID, Action, Principals
 from accord.http.auth import ApiKey
 from accord.http.strict import StrictRoute
 
@@ -35,7 +35,8 @@ class SelectAgentRequest(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
     agent_id: str = Field(
-        description="`accord` (the built-in agent) or the id of one of your agent keys."
+        pattern=f"^{AGENT_ID.pattern}$",
+        description="`accord` (the built-in agent) or the id of one of your agent keys.",
     )
 
 

@@ -4,12 +4,13 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import Response
+from sse_starlette import EventSourceResponse
 
 from accord.app.events import SeatAudience
 from accord.app.rooms import RoomAction, Rooms
 from accord.http import streams
-from accord.http.auth import Bearer
+from accord.http.auth import Bearer, Public
 from accord.http.strict import StrictRoute
 from accord.protocols.rooms.moves import (
     ConfirmRequest,
@@ -50,17 +51,17 @@ OwnerToken = Annotated[str | None, Depends(owner_token)]
 
 
 @router.post("/v1/rooms", status_code=201, summary="Open a room")
-def open_room(body: OpenRequest, request: Request, _token: Bearer) -> dict[str, Any]:
+def open_room(body: OpenRequest, request: Request, _public: Public) -> dict[str, Any]:
     return _rooms(request).open(body)
 
 
 @router.post("/v1/rooms/join", summary="Join a room with its invite")
-def join_room(body: JoinRequest, request: Request, _token: Bearer) -> dict[str, Any]:
+def join_room(body: JoinRequest, request: Request, _public: Public) -> dict[str, Any]:
     return _rooms(request).join(body)
 
 
 @router.post("/v1/rooms/list", summary="The rooms some tokens open")
-def list_rooms(body: ListRequest, request: Request, _token: Bearer) -> dict[str, Any]:
+def list_rooms(body: ListRequest, request: Request, _public: Public) -> dict[str, Any]:
     return _rooms(request).list_rooms(body)
 
 
@@ -106,7 +107,8 @@ def room_receipt(room_id: str, request: Request, token: SeatToken) -> dict[str, 
 @router.get(
     "/v1/rooms/{room_id}/events",
     summary="Server-Sent Events for your seat",
-    response_class=StreamingResponse,
+    response_class=EventSourceResponse,
+    responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}},
 )
 async def room_events(
     room_id: str,

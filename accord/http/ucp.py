@@ -5,19 +5,18 @@ redirected."""
 
 import functools
 import html
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
 
 from fastapi import APIRouter, FastAPI, Request
-from fastapi.openapi.utils import get_openapi
-from fastapi.responses import HTMLResponse, JSONResponse
-from fastapi.routing import APIRoute
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
-from starlette.routing import BaseRoute
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.routing import APIRoute, RouteContext, iter_route_contexts
+from pydantic import TypeAdapter
 
 from accord.app.root import Accord
 from accord.app.settings import Settings
-from accord.http import merchants, sessions
+from accord.http import openapi
+from accord.http.answers import Receipt, SessionView
 from accord.protocols.arbitrated.moves import Move, OpenSessionRequest
 
 UCP_VERSION: Final = "2026-01-23"
@@ -62,118 +61,6 @@ def profile(settings: Settings, keys: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-# -- what the server answers, described for the capability's schema -------------------------
-
-
-class Described(BaseModel):
-    """Answers are described, not validated: new members may appear."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-
-class Money(Described):
-    amount_minor: int = Field(description="An integer amount in the currency's minor unit.")
-    currency: str = Field(pattern=r"^[A-Z]{3}$", description="ISO 4217.")
-
-
-class Inclusion(Described):
-    kind: str = Field(description="What the price includes, e.g. warranty.")
-    value: Literal["included"]
-
-
-class Terms(Described):
-    price: Money
-    inclusions: list[Inclusion] = Field(default_factory=list)
-
-
-class OfferOnTable(Described):
-    proposer: Literal["buyer", "merchant"]
-    terms: Terms
-
-
-class Verdict(Described):
-    round: int
-    verdict: str = Field(description="The arbiter's verdict on the offer, e.g. fair.")
-    fairness_score: str = Field(description="A decimal string; 1 is the reference price.")
-    price_minor: int
-    outcome: str = Field(description="pending, accepted or rejected.")
-
-
-class Close(Described):
-    reason: str = Field(description="Why the session closed: rejected, max_rounds, timeout…")
-    detail: str | None = None
-
-
-class Sender(Described):
-    role: Literal["buyer", "merchant", "arbiter"]
-
-
-class EnvelopeView(Described):
-    seq: int
-    ts: str = Field(description="RFC 3339, UTC.")
-    type: str = Field(description="session.accept, offer.propose, arbitration.evaluate…")
-    sender: Sender
-    payload: dict[str, Any]
-    message_id: str
-    prev_hash: str | None = Field(None, description="sha256:… of the envelope before.")
-
-
-class SessionView(Described):
-    """What `POST /v1/sessions`, `GET /v1/sessions/{id}` and every move return."""
-
-    session_id: str
-    mode: Literal["test", "live"]
-    sku: str
-    state: str = Field(description="negotiating, corrective, agreed or closed.")
-    round: int = Field(description="The last round begun; the merchant's opening is round 0.")
-    max_rounds: int
-    your_turn: bool
-    corrective: bool
-    offer_on_table: OfferOnTable | None
-    last_verdict: Verdict | None
-    close: Close | None
-    events: list[EnvelopeView] = Field(description="The envelopes this call appended.")
-    receipt: str | None = Field(description="The receipt's URL once the session has ended.")
-    log: list[EnvelopeView] | None = Field(None, description="The whole chain (GET only).")
-    session_token: str | None = Field(None, description="Once, in the answer to the open.")
-    duplicate: bool | None = Field(None, description="A repeated message_id: nothing appended.")
-
-
-class Signature(Described):
-    status: str
-    reason: str
-
-
-class Chain(Described):
-    length: int
-    head: str = Field(description="sha256:… of the last envelope.")
-    retention_days: int
-
-
-class Receipt(Described):
-    """`GET /v1/sessions/{id}/receipt`: signed when agreed (a detached JWS in `artifact`),
-    unsigned (`artifact: null`) when closed."""
-
-    protocol: Literal["arbitrated"]
-    oanp_version: str
-    session_id: str
-    mode: Literal["test", "live"]
-    state: str = Field(description="agreed or closed.")
-    arbiter: dict[str, Any]
-    rules: dict[str, Any]
-    attested: dict[str, Any]
-    fairness_profile: str
-    final_terms: Terms | None
-    verdicts: list[Verdict]
-    invariants: dict[str, bool] = Field(description="I1 to I7 of the spec, checked on the log.")
-    chain: Chain
-    signature: Signature
-    signed_payload: dict[str, Any] | None
-    artifact: str | None = Field(description="A detached JWS (EdDSA) over signed_payload.")
-    jwks: dict[str, Any] = Field(description="The signing key, or no keys when unsigned.")
-    reveals: list[dict[str, Any]]
-
-
 _PARTS: Final[tuple[tuple[str, Any, Literal["validation", "serialization"]], ...]] = (
     ("OpenSessionRequest", OpenSessionRequest, "validation"),
     ("Move", Move, "validation"),
@@ -202,23 +89,27 @@ def capability_schema(schema_id: str) -> dict[str, Any]:
     }
 
 
-def service_routes() -> list[BaseRoute]:
+def service_routes(app: FastAPI) -> list[RouteContext]:
     """The buyer's part of the REST surface, which the negotiation service's OpenAPI
     describes: every session route, and the two merchant reads a buyer's agent uses."""
-    reads = [r for r in merchants.router.routes if isinstance(r, APIRoute) and r.path in READS]
-    return [*reads, *sessions.router.routes]
+    return [
+        context
+        for context in iter_route_contexts(app.routes)
+        if isinstance(context.original_route, APIRoute)
+        and context.path is not None
+        and (context.path in READS or context.path.startswith("/v1/sessions"))
+    ]
 
 
 def service_openapi(app: FastAPI, base_url: str) -> dict[str, Any]:
     """The negotiation service's OpenAPI document: FastAPI's own generator over the service's
     routes, titled as the app is, so it says what the app's own document says of them."""
-    return get_openapi(
+    return openapi.document(
         title=app.title,
         version=app.version,
-        openapi_version=app.openapi_version,
         summary=app.summary,
         description=app.description,
-        routes=service_routes(),
+        routes=service_routes(app),
         servers=[{"url": base_url}],
     )
 
@@ -257,6 +148,10 @@ this profile: <a href="{base}/.well-known/ucp">{base}/.well-known/ucp</a>.</p>
 """
 
 
+class SchemaResponse(JSONResponse):
+    media_type = "application/schema+json"
+
+
 def create_router(settings: Settings) -> APIRouter:
     """The profile's routes for these settings; none of them redirects, with or without a
     trailing slash."""
@@ -273,7 +168,7 @@ def create_router(settings: Settings) -> APIRouter:
         return HTMLResponse(page, headers=headers)
 
     def capability_json_schema() -> JSONResponse:
-        return JSONResponse(schema, headers=headers, media_type="application/schema+json")
+        return SchemaResponse(schema, headers=headers)
 
     @functools.cache  # generating takes a while; the app's routes are fixed once it serves
     def openapi_of(app: FastAPI) -> dict[str, Any]:
@@ -282,13 +177,20 @@ def create_router(settings: Settings) -> APIRouter:
     def negotiation_openapi(request: Request) -> JSONResponse:
         return JSONResponse(openapi_of(request.app), headers=headers)
 
-    routes = (
-        ("/.well-known/ucp", ucp_profile, "The UCP profile: the negotiation capability"),
-        (SPEC_PATH, capability_spec, "The negotiation capability's spec page"),
-        (SCHEMA_PATH, capability_json_schema, "The negotiation capability's JSON Schema"),
-        (OPENAPI_PATH, negotiation_openapi, "The negotiation service's OpenAPI document"),
+    routes: tuple[tuple[str, Callable[..., Response], str, type[Response]], ...] = (
+        (
+            "/.well-known/ucp",
+            ucp_profile,
+            "The UCP profile: the negotiation capability",
+            JSONResponse,
+        ),
+        (SPEC_PATH, capability_spec, "The negotiation capability's spec page", HTMLResponse),
+        (SCHEMA_PATH, capability_json_schema, "The capability's JSON Schema", SchemaResponse),
+        (OPENAPI_PATH, negotiation_openapi, "The negotiation service's OpenAPI", JSONResponse),
     )
-    for path, endpoint, summary in routes:
-        router.add_api_route(path, endpoint, methods=["GET"], summary=summary)
+    for path, endpoint, summary, answer in routes:
+        router.add_api_route(
+            path, endpoint, methods=["GET"], summary=summary, response_class=answer
+        )
         router.add_api_route(path + "/", endpoint, methods=["GET"], include_in_schema=False)
     return router

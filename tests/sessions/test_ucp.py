@@ -185,5 +185,6 @@ def test_the_openapi_document_is_the_negotiation_service(shop_server: LiveServer
     assert not any(p.startswith("/v1/rooms") for p in paths)
     assert "/.well-known/ucp" not in paths
     schemas = set(document["components"]["schemas"])
-    assert {"OpenSessionRequest", "HTTPValidationError"} <= schemas
+    assert {"OpenSessionRequest", "SessionView", "ErrorBody"} <= schemas
+    assert "HTTPValidationError" not in schemas and "RoomView" not in schemas
     assert not any(name.startswith("Room") for name in schemas)

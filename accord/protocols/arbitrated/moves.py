@@ -86,7 +86,7 @@ class HandoffRequest(Strict):
     kind: Literal["discount_code", "invoice_url"]
     value: str = Field(min_length=1, max_length=2000, description="A bearer secret.")
     checkout_url: str = Field(min_length=1, max_length=2000)
-    expires_at: str = Field(description="RFC 3339.")
+    expires_at: str = Field(json_schema_extra={"format": "date-time"}, description="RFC 3339.")
 
 
 class RevealRequest(Strict):

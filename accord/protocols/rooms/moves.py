@@ -2,12 +2,14 @@
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from accord.protocols.rooms.state import SETS_DEADLINE, SETS_TERMS, MoveType
 
 MAX_MESSAGE = 2000
 MAX_TITLE = 200
+RFC3339: dict[str, JsonValue] = {"format": "date-time"}
+"""Described, not validated by the model: the protocol checks a deadline and says why not."""
 
 
 class Strict(BaseModel):
@@ -26,7 +28,9 @@ class OpenRequest(Strict):
     limits: dict[str, Any] | None = Field(
         None, description="The opener's private limits: committed in the log, never shown."
     )
-    deadline: str | None = Field(None, description="RFC 3339; at most 90 days ahead.")
+    deadline: str | None = Field(
+        None, json_schema_extra=RFC3339, description="RFC 3339; at most 90 days ahead."
+    )
     message: str | None = Field(None, max_length=MAX_MESSAGE)
 
 
@@ -47,7 +51,9 @@ class MoveRequest(Strict):
         None, max_length=MAX_MESSAGE, description="Required for need_more_detail."
     )
     deadline: str | None = Field(
-        None, description="offer, counter, need_more_detail: RFC 3339, replaces the deadline."
+        None,
+        json_schema_extra=RFC3339,
+        description="offer, counter, need_more_detail: RFC 3339, replaces the deadline.",
     )
     message_id: str | None = Field(
         None,

@@ -1,0 +1,320 @@
+"""What the server answers on success, described for the OpenAPI document.
+
+The routes serve the bodies the services build; these models only describe them, so they
+allow members they do not name (a later version may add one) but require every member the
+server always sends. The UCP capability's JSON Schema is made from the session models."""
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from accord.app.identity import KeyKind, Level, Mode
+from accord.protocols.rooms.state import Seat, Status
+from accord.protocols.rooms.views import ConfirmationView, RoomView
+
+
+class Described(BaseModel):
+    """Answers are described, not validated: new members may appear."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+# -- shared ------------------------------------------------------------------------------
+
+
+class Envelope(Described):
+    """One entry of a hash-chained log."""
+
+    seq: int
+    ts: str = Field(description="RFC 3339, UTC.")
+    type: str
+    sender: dict[str, str]
+    payload: dict[str, Any]
+    message_id: str
+    prev_hash: str | None = Field(
+        None, pattern=r"^sha256:[0-9a-f]{64}$", description="Absent in envelope 0."
+    )
+
+
+class Log(Described):
+    envelopes: list[Envelope] = Field(description="The whole chain, oldest first.")
+
+
+class Signature(Described):
+    status: str
+    reason: str
+
+
+class Chain(Described):
+    length: int
+    head: str = Field(description="sha256:… of the last envelope.")
+    retention_days: int
+
+
+class DetachedJws(Described):
+    """A JWS over the canonical signed_payload, its payload detached (RFC 7515, RFC 7797)."""
+
+    protected: str = Field(description="base64url of the protected header.")
+    signature: str = Field(description="base64url of the EdDSA signature.")
+
+
+class ReceiptMembers(Described):
+    oanp_version: str
+    session_id: str
+    state: str
+    arbiter: dict[str, Any]
+    invariants: dict[str, bool] = Field(description="The invariants, checked on the log.")
+    chain: Chain
+    signature: Signature
+    signed_payload: dict[str, Any] | None
+    artifact: DetachedJws | None = Field(description="null when nothing was agreed.")
+    jwks: dict[str, Any] = Field(description="The signing key, or no keys when unsigned.")
+    reveals: list[dict[str, Any]]
+
+
+# -- rooms -------------------------------------------------------------------------------
+
+
+class LimitsOpening(Described):
+    """What opens the seat's limits commitment in the log: keep it to prove the limits."""
+
+    nonce: str
+    limits: dict[str, Any]
+
+
+class Invite(Described):
+    token: str = Field(description="Used once, by whoever has it.")
+    url: str = Field(description="The invite link to send the other side.")
+    expires_at: str | None
+
+
+class OpenedRoom(Described):
+    room: RoomView
+    seat_token: str = Field(description="The seat's agent credential; shown once.")
+    owner_token: str = Field(description="The seat's human credential; shown once.")
+    limits_opening: LimitsOpening
+    invite: Invite
+
+
+class JoinedRoom(Described):
+    room: RoomView
+    seat_token: str = Field(description="The seat's agent credential; shown once.")
+    owner_token: str = Field(description="The seat's human credential; shown once.")
+    limits_opening: LimitsOpening
+
+
+class RoomSummary(Described):
+    room_id: str
+    name: str
+    seat: Seat
+    state: Status
+    your_turn: bool
+    deadline: str | None
+
+
+class RoomList(Described):
+    rooms: list[RoomSummary]
+
+
+class Played(Described):
+    """A move that took effect (200)."""
+
+    room: RoomView
+    move: Envelope
+
+
+class AwaitingConfirmation(Described):
+    """An agent's move that waits for the seat owner's confirmation (202)."""
+
+    room: RoomView
+    confirmation: ConfirmationView
+
+
+class Confirmations(Described):
+    confirmations: list[ConfirmationView] = Field(description="At most one at a time.")
+
+
+class Decided(Described):
+    room: RoomView
+
+
+class RoomReceipt(ReceiptMembers):
+    """Signed when agreed (a detached JWS in `artifact`), unsigned when closed or expired."""
+
+    protocol: Literal["rooms"]
+    final_terms: dict[str, Any] | None
+
+
+# -- arbitrated sessions -----------------------------------------------------------------
+
+
+class Money(Described):
+    amount_minor: int = Field(description="An integer amount in the currency's minor unit.")
+    currency: str = Field(pattern=r"^[A-Z]{3}$", description="ISO 4217.")
+
+
+class TermsInclusion(Described):
+    kind: str = Field(description="What the price includes, e.g. warranty.")
+    value: Literal["included"]
+
+
+class Terms(Described):
+    price: Money
+    inclusions: list[TermsInclusion] = Field(default_factory=list)
+
+
+class OfferOnTable(Described):
+    proposer: Literal["buyer", "merchant"]
+    terms: Terms
+
+
+class Verdict(Described):
+    round: int
+    verdict: str = Field(description="The arbiter's verdict on the offer, e.g. fair.")
+    fairness_score: str = Field(description="A decimal string; 1 is the reference price.")
+    price_minor: int
+    outcome: str = Field(description="pending, accepted or rejected.")
+
+
+class Close(Described):
+    reason: str = Field(description="Why the session closed: rejected, max_rounds, timeout…")
+    detail: str | None = None
+
+
+class Sender(Described):
+    role: Literal["buyer", "merchant", "arbiter"]
+
+
+class EnvelopeView(Described):
+    seq: int
+    ts: str = Field(description="RFC 3339, UTC.")
+    type: str = Field(description="session.accept, offer.propose, arbitration.evaluate…")
+    sender: Sender
+    payload: dict[str, Any]
+    message_id: str
+    prev_hash: str | None = Field(None, description="sha256:… of the envelope before.")
+
+
+class SessionView(Described):
+    """What `POST /v1/sessions`, `GET /v1/sessions/{id}` and every move return."""
+
+    session_id: str
+    mode: Mode
+    sku: str
+    state: str = Field(description="negotiating, corrective, agreed or closed.")
+    round: int = Field(description="The last round begun; the merchant's opening is round 0.")
+    max_rounds: int
+    your_turn: bool
+    corrective: bool
+    offer_on_table: OfferOnTable | None
+    last_verdict: Verdict | None
+    close: Close | None
+    events: list[EnvelopeView] = Field(description="The envelopes this call appended.")
+    receipt: str | None = Field(description="The receipt's URL once the session has ended.")
+    log: list[EnvelopeView] | None = Field(None, description="The whole chain (GET only).")
+    session_token: str | None = Field(None, description="Once, in the answer to the open.")
+    duplicate: bool | None = Field(None, description="A repeated message_id: nothing appended.")
+
+
+class SessionSummary(Described):
+    session_id: str
+    sku: str
+    state: str
+    mode: Mode
+    created_at: str
+    updated_at: str
+
+
+class SessionList(Described):
+    sessions: list[SessionSummary] = Field(description="Newest first.")
+
+
+class Receipt(ReceiptMembers):
+    """`GET /v1/sessions/{id}/receipt`: signed when agreed (a detached JWS in `artifact`),
+    unsigned (`artifact: null`) when closed."""
+
+    protocol: Literal["arbitrated"]
+    mode: Mode
+    rules: dict[str, Any]
+    attested: dict[str, Any]
+    fairness_profile: str
+    final_terms: Terms | None
+    verdicts: list[Verdict]
+
+
+class ClaimedHandoff(Described):
+    """The merchant's checkout hand-off: `value` is a bearer secret."""
+
+    kind: Literal["discount_code", "invoice_url"]
+    value: str
+    checkout_url: str
+    expires_at: str = Field(description="RFC 3339.")
+
+
+class Reveals(Described):
+    reveals: list[dict[str, Any]] = Field(description="Every commitment opened, checked.")
+
+
+# -- merchants and principals ------------------------------------------------------------
+
+
+class MerchantMe(Described):
+    tenant_id: str
+    mode: Mode
+    key_kind: KeyKind
+
+
+class CatalogueItem(Described):
+    sku: str
+    description: str
+    list_price_minor: int
+    currency: str
+    inclusions: list[str]
+
+
+class Catalogue(Described):
+    items: list[CatalogueItem]
+
+
+class StoredPolicy(Described):
+    """A policy as stored, its floor included: the merchant reading its own data."""
+
+    sku: str
+    currency: str
+    list_price_minor: int
+    reference_price_minor: int
+    floor_minor: int
+
+
+class Policies(Described):
+    policies: list[StoredPolicy]
+
+
+class PrincipalMe(Described):
+    principal_id: str
+    name: str
+    key: Level
+    agent_id: str | None = Field(description="The agent of an agent key; null for the owner.")
+    selected_agent_id: str
+
+
+class AgentSelected(Described):
+    principal_id: str
+    selected_agent_id: str
+
+
+# -- the server --------------------------------------------------------------------------
+
+
+class Jwks(Described):
+    keys: list[dict[str, Any]] = Field(description="Ed25519 public keys (RFC 8037).")
+
+
+class Health(Described):
+    status: Literal["ok"]
+    version: str
+
+
+class UcpProfile(Described):
+    ucp: dict[str, Any] = Field(description="version, services and capabilities.")
+    keys: list[dict[str, Any]]

@@ -1,0 +1,60 @@
+"""One credential of every kind Accord issues, made on a live server: a joined room's seat
+and owner tokens, a draft room's unused invite, a session token, a merchant's keys and a
+principal's keys."""
+
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from accord.app.merchants import Merchants
+from accord.app.principals import Principals
+from accord.store.database import Database
+from tests.conftest import LiveServer
+from tests.http.support import Room, auth, open_room
+from tests.sessions.conftest import POLICY
+
+
+@dataclass(frozen=True)
+class Credentials:
+    room: Room
+    draft: Room
+    session_id: str
+    session_token: str
+    merchant: dict[str, str]
+    principal_owner: str
+    principal_agent: str
+
+    @property
+    def sku(self) -> str:
+        return str(POLICY["sku"])
+
+
+def make_credentials(server: LiveServer, client: httpx.Client, name: str) -> Credentials:
+    db = Database(server.settings.database, apply_migrations=False)
+    try:
+        tenant = Merchants(db, server.settings, clock=server.clock).create_tenant(name)
+        principal = Principals(db, clock=server.clock).create(name)
+    finally:
+        db.close()
+    keys: dict[str, str] = tenant["keys"]
+    stored = client.put(
+        f"/v1/policies/{POLICY['sku']}", json=POLICY, headers=auth(keys["secret_test"])
+    )
+    assert stored.status_code == 200, stored.text
+    opened = client.post("/v1/sessions", json=open_body(), headers=auth(keys["publishable_test"]))
+    assert opened.status_code == 201, opened.text
+    session: dict[str, Any] = opened.json()
+    return Credentials(
+        room=open_room(client),
+        draft=open_room(client, join=False),
+        session_id=session["session_id"],
+        session_token=session["session_token"],
+        merchant=keys,
+        principal_owner=principal["owner_key"],
+        principal_agent=principal["agent_key"],
+    )
+
+
+def open_body() -> dict[str, Any]:
+    return {"sku": POLICY["sku"], "buyer": {"agent_id": "buyer-agent"}}
