@@ -11,6 +11,7 @@ from accord.protocols.intro.moves import OwnerMessage, Recheck
 from accord.protocols.intro.state import Checks
 from accord.protocols.intro.views import (
     CounterpartyIntent,
+    Layer,
     counterparty,
     layers,
     negotiation_view,
@@ -20,8 +21,8 @@ from tests.protocols.intro.conftest import INITIATOR, RESPONDER, Talk, paused
 
 
 def _protocol(talk: Talk, seat: Any, *, active: bool = True) -> dict[str, Any]:
-    view: dict[str, Any] = negotiation_view(talk.state, seat, intents_active=active)
-    return view["protocol"]
+    protocol: dict[str, Any] = negotiation_view(talk.state, seat, intents_active=active)["protocol"]
+    return protocol
 
 
 BLOCKED: list[Any] = [
@@ -56,7 +57,7 @@ def test_the_seat_with_the_turn_sees_its_legal_actions(talk: Talk) -> None:
     assert view["turns"][0]["created_at"] == talk.envelopes[-1].ts
 
 
-def _layers(talk: Talk, *, incognito: bool = False, accepted: bool = False) -> dict[str, str]:
+def _layers(talk: Talk, *, incognito: bool = False, accepted: bool = False) -> dict[str, Layer]:
     return layers(talk.state, other_incognito=incognito, opportunity_accepted=accepted)
 
 
