@@ -57,3 +57,25 @@ def verify_chain(envelopes: Sequence[JSON]) -> Hash | None:
         except JSONError as exc:
             raise ChainError(f"envelope {index} cannot be canonicalized: {exc.reason}") from None
     return prev
+
+
+def links_on(run: Sequence[Envelope], *, seq: int) -> bool:
+    """Whether envelopes appended after `seq - 1` are numbered on from there, each linked to
+    the one before: a step's part of the hash chain. The first one's link to the stored log
+    is the store's to keep (the ledger links it to the head it holds); `accord check`
+    verifies every chain end to end."""
+    previous: Hash | None = None
+    for index, envelope in enumerate(run):
+        if envelope.seq != seq + index:
+            return False
+        if index == 0:
+            linked = (envelope.prev_hash is None) == (seq == 0)
+        else:
+            linked = envelope.prev_hash == previous
+        if not linked:
+            return False
+        try:
+            previous = commit(envelope.to_json())
+        except JSONError:
+            return False
+    return True

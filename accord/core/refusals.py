@@ -46,6 +46,15 @@ class RefusalCode(StrEnum):
     HANDOFF_PUBLISHED = "handoff_published"
     NOT_AGREED = "not_agreed"
     EXECUTOR_CHANGED = "executor_changed"
+    NOT_A_SEAT = "not_a_seat"
+    SETTLED = "settled"
+    INTENT_INACTIVE = "intent_inactive"
+    ROUND_OVER = "round_over"
+    NEEDS_PRINCIPAL = "needs_principal"
+    REPEATED_MESSAGE = "repeated_message"
+    NO_NEW_CONTEXT = "no_new_context"
+    OPPORTUNITY_FINAL = "opportunity_final"
+    NEGOTIATION_OPEN = "negotiation_open"
     INTERNAL = "internal"
 
 

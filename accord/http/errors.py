@@ -55,6 +55,15 @@ STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
     RefusalCode.HANDOFF_PUBLISHED: 409,
     RefusalCode.NOT_AGREED: 409,
     RefusalCode.EXECUTOR_CHANGED: 409,
+    RefusalCode.NOT_A_SEAT: 403,
+    RefusalCode.SETTLED: 409,
+    RefusalCode.INTENT_INACTIVE: 409,
+    RefusalCode.ROUND_OVER: 409,
+    RefusalCode.NEEDS_PRINCIPAL: 409,
+    RefusalCode.REPEATED_MESSAGE: 422,
+    RefusalCode.NO_NEW_CONTEXT: 409,
+    RefusalCode.OPPORTUNITY_FINAL: 409,
+    RefusalCode.NEGOTIATION_OPEN: 409,
     RefusalCode.INTERNAL: 500,
 }
 

@@ -8,6 +8,8 @@ from typing import Any, Final
 from accord.core.protocol import Table
 from accord.protocols.arbitrated.state import PROTOCOL as ARBITRATED
 from accord.protocols.arbitrated.table import ArbitratedTable
+from accord.protocols.intro.state import PROTOCOL as INTRO
+from accord.protocols.intro.table import IntroTable
 from accord.protocols.rooms.state import PROTOCOL as ROOMS
 from accord.protocols.rooms.state import RoomPolicy
 from accord.protocols.rooms.table import RoomsTable
@@ -29,6 +31,7 @@ REGISTRY: Final[Mapping[str, TableFactory]] = {
         RoomPolicy(s.invite_ttl_seconds, s.idle_ttl_seconds), base_url=s.base_url
     ),
     ARBITRATED: lambda s: ArbitratedTable(base_url=s.base_url),
+    INTRO: lambda s: IntroTable(),
 }
 
 

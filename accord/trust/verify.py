@@ -52,8 +52,13 @@ REVEAL_MEMBERS: Final = frozenset({"party", "commitment", "matches", "private"})
 # carry their negotiation's id in the first envelope's payload).
 OPENING_IDS: Final = ("session_id", "room_id", "negotiation_id")
 # The envelope that ends an agreed log, and where its payload holds the agreed terms
-# (rooms-api.md `room.agreed`; arbitrated-rest.md and the Valyzen gateway `session.agree`).
-AGREEMENTS: Final[Mapping[str, str]] = {"room.agreed": "terms", "session.agree": "final_terms"}
+# (rooms-api.md `room.agreed`; arbitrated-rest.md and the Valyzen gateway `session.agree`;
+# intro-api.md `negotiation.agreed`).
+AGREEMENTS: Final[Mapping[str, str]] = {
+    "room.agreed": "terms",
+    "session.agree": "final_terms",
+    "negotiation.agreed": "final_terms",
+}
 # The state each final envelope leaves a negotiation in.
 ENDINGS: Final[Mapping[str, str]] = {
     "room.agreed": "agreed",
@@ -62,6 +67,8 @@ ENDINGS: Final[Mapping[str, str]] = {
     "move.cancel": "closed",
     "session.close": "closed",
     "room.expired": "expired",
+    "negotiation.agreed": "agreed",
+    "negotiation.closed": "closed",
 }
 RECEIPT_MEMBERS: Final = ("artifact", "signed_payload")
 _JSON_KINDS: Final[Mapping[type, str]] = {

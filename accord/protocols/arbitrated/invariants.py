@@ -8,10 +8,9 @@ its state ends (its `seq`, each side's last net price), a log's at the beginning
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from accord.core.chain import ChainError, verify_chain
-from accord.core.commit import commit, is_opening
+from accord.core.chain import ChainError, links_on, verify_chain
+from accord.core.commit import is_opening
 from accord.core.envelope import Envelope
-from accord.core.jsonio import JSONError
 from accord.protocols.arbitrated.arbiter import evaluate
 from accord.protocols.arbitrated.state import BUYER, Phase, SessionState
 
@@ -62,27 +61,6 @@ def _broken_in_run(
     return broken
 
 
-def _links(run: Sequence[Envelope], *, seq: int) -> bool:
-    """I7 for envelopes appended after `seq - 1`: numbered on from there, each linked to the
-    one before. The first one's link to the stored log is the store's to keep (the ledger
-    links it to the head it holds); `accord check` verifies every chain end to end."""
-    previous: str | None = None
-    for index, envelope in enumerate(run):
-        if envelope.seq != seq + index:
-            return False
-        if index == 0:
-            linked = (envelope.prev_hash is None) == (seq == 0)
-        else:
-            linked = envelope.prev_hash == previous
-        if not linked:
-            return False
-        try:
-            previous = commit(envelope.to_json())
-        except JSONError:
-            return False
-    return True
-
-
 def last_net_prices(state: SessionState) -> dict[str, int]:
     """Each side's last scored net price `t`, as the state keeps it for I4."""
     last = {"buyer": state.buyer_last_t, "merchant": state.merchant_last_t}
@@ -98,7 +76,7 @@ def broken_invariants(
     seq = 0 if before is None else before.seq + 1
     last_t = {} if before is None else last_net_prices(before)
     broken = _broken_in_run(after, appended, last_t)
-    if not _links(appended, seq=seq):
+    if not links_on(appended, seq=seq):
         broken.add(I7)
     return [name for name in SERVER_KEPT if name in broken]
 

@@ -1,11 +1,10 @@
 """Rooms as a table of the kernel (`accord.core.protocol.Table`): the moves a seat makes, in
 the check order of rooms-api.md, over the pure rules of `decide`."""
 
-import base64
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final, Literal, assert_never
+from typing import Any, Literal, assert_never
 
 from accord.core.envelope import Envelope
 from accord.core.protocol import Context, Decision, Mode, Seen
@@ -26,9 +25,8 @@ from accord.protocols.rooms.state import (
 )
 from accord.protocols.rooms.state import expires_at as room_expires_at
 from accord.protocols.rooms.views import view_json
+from accord.trust.commitments import nonce_of
 from accord.trust.receipts import ReceiptBody
-
-NONCE_BYTES: Final = 24
 
 
 @dataclass(frozen=True)
@@ -47,12 +45,6 @@ class Join:
 
 
 RoomMove = MoveRequest | Confirmation | Join
-
-
-def nonce_of(entropy: bytes) -> str:
-    """A commitment nonce from the kernel's entropy: 192 bits, base64url (receipts.md)."""
-    assert len(entropy) >= NONCE_BYTES, "the kernel draws at least 24 bytes"
-    return base64.urlsafe_b64encode(entropy[:NONCE_BYTES]).rstrip(b"=").decode()
 
 
 class RoomsTable:
