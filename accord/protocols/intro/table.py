@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, assert_never
 
 from accord.core.envelope import Envelope
-from accord.core.protocol import Context, Decision, Mode
+from accord.core.protocol import Context, Decision, Mode, Seen
 from accord.core.refusals import Refusal, RefusalCode
 from accord.protocols.intro import decide, invariants
 from accord.protocols.intro.apply import apply, apply_private
@@ -41,6 +41,7 @@ class IntroTable:
 
     name = PROTOCOL
     state_type = IntroState
+    tail_size = 0
     not_found = NOT_FOUND
 
     def decide(
@@ -67,8 +68,17 @@ class IntroTable:
             case _:
                 assert_never(move)
 
-    def apply(self, state: IntroState | None, envelope: Envelope) -> IntroState:
+    def apply(self, state: IntroState | None, envelope: Envelope, seen: Seen) -> IntroState:
         return apply(state, envelope)
+
+    def seen_key(self, envelope: Envelope) -> str | None:
+        return None  # the grammar reads only the state: its latest turn and standing proposal
+
+    def restore(self, stored: str, tail: Sequence[Envelope]) -> IntroState:
+        return IntroState.model_validate_json(stored)
+
+    def dump(self, state: IntroState) -> str:
+        return state.model_dump_json()
 
     def apply_private(self, state: IntroState, party: str, record: Envelope) -> IntroState:
         return apply_private(state, Seat(party), record)
