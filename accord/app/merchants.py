@@ -18,10 +18,11 @@ from accord.app.identity import (
     KEY_KINDS,
     MERCHANT_KEY_PREFIX,
     MODES,
+    CredentialCache,
     KeyKind,
     MerchantCaller,
     Mode,
-    merchant_caller,
+    resolve,
 )
 from accord.app.names import check_name
 from accord.app.settings import Settings
@@ -45,25 +46,28 @@ class Merchants:
         self._db = db
         self._settings = settings
         self._clock = clock
+        self._credentials = CredentialCache()
 
     # -- keys ----------------------------------------------------------------------------
 
     def authenticate(self, token: str | None, *, allow: frozenset[str]) -> MerchantCaller:
-        """unauthenticated (no key, an unknown one, a retired one) → forbidden (a kind that
-        may not do this). Keys are not cached: a rotation takes effect on the next request
+        """unauthenticated (no key, an unknown one, a retired one) → forbidden (another kind of
+        credential, or a key kind that may not do this), as for every credential. Keys are not cached: a rotation takes effect on the next request
         in every process."""
         if not token:
             raise refuse(
                 RefusalCode.UNAUTHENTICATED, "Send your merchant key as a Bearer credential."
             )
-        found = self._db.read(partial(merchant_caller, key_hash=hash_token(token)))
-        return self._checked(found, allow)
-
-    def _checked(self, found: MerchantCaller | None, allow: frozenset[str]) -> MerchantCaller:
+        found = self._db.read(partial(resolve, token=token, cache=self._credentials))
         if found is None:
             raise refuse(
                 RefusalCode.UNAUTHENTICATED,
                 "This key opens nothing: it is unknown or was rotated. Use a current key.",
+            )
+        if not isinstance(found, MerchantCaller):
+            raise refuse(
+                RefusalCode.FORBIDDEN,
+                "This credential is not a merchant key; use your publishable or secret key.",
             )
         if found.key_kind not in allow:
             raise refuse(
