@@ -27,7 +27,7 @@ from fractions import Fraction
 from typing import Final, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from accord.core.money import currency_exponent, is_amount_minor
 from accord.core.refusals import Refusal, RefusalCode
@@ -54,11 +54,24 @@ class Strict(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
 
+MAX_AMOUNT: Final = 2**53 - 1
+
+
+def bounds(**schema: JsonValue) -> dict[str, JsonValue]:
+    """JSON Schema keywords that document a rule `policy_problems` holds: the schema tells a
+    client the bounds, the rules stay one table (and keep their own refusal and message)."""
+    return schema
+
+
 class Inclusion(Strict):
-    kind: str = Field(description="What is included, e.g. `free_shipping`: 1–64 characters.")
+    kind: str = Field(
+        description="What is included, e.g. `free_shipping`: 1–64 characters.",
+        json_schema_extra=bounds(minLength=1, maxLength=MAX_KIND),
+    )
     value_minor: int = Field(
         description="What the inclusion is worth, in minor units of the policy's currency; "
-        "the arbiter attests it."
+        "the arbiter attests it.",
+        json_schema_extra=bounds(minimum=0, maximum=MAX_AMOUNT),
     )
     included_by_default: bool = Field(description="Part of the merchant's opening offer.")
 
@@ -71,31 +84,56 @@ class Concession(Strict):
 
 class Handoff(Strict):
     kind: HandoffKind = Field(description="What the buyer receives after an agreement.")
-    checkout_url: str = Field(description="Where the buyer completes the purchase (https).")
-    ttl_seconds: int = Field(description="How long the hand-off stays valid, in seconds.")
+    checkout_url: str = Field(
+        description="Where the buyer completes the purchase (https).",
+        json_schema_extra=bounds(format="uri", maxLength=MAX_URL),
+    )
+    ttl_seconds: int = Field(
+        description="How long the hand-off stays valid, in seconds.",
+        json_schema_extra=bounds(minimum=1, maximum=MAX_TTL_SECONDS),
+    )
     publish: PublishMode = Field(
         description="automatic: made at the agreement; manual: the merchant publishes it."
     )
 
 
 class _PolicyMembers(Strict):
-    description: str = Field(description="What is sold, for buyers: 1–500 characters.")
-    currency: str = Field(description="ISO 4217 code of a currency with minor units.")
-    list_price_minor: int = Field(description="The sticker price, in minor units.")
+    description: str = Field(
+        description="What is sold, for buyers: 1–500 characters.",
+        json_schema_extra=bounds(minLength=1, maxLength=MAX_DESCRIPTION),
+    )
+    currency: str = Field(
+        description="ISO 4217 code of a currency with minor units.",
+        json_schema_extra=bounds(pattern="^[A-Z]{3}$"),
+    )
+    list_price_minor: int = Field(
+        description="The sticker price, in minor units.",
+        json_schema_extra=bounds(minimum=1, maximum=MAX_AMOUNT),
+    )
     reference_price_minor: int = Field(
-        description="The net price the arbiter attests as fair (t_target); at most the list price."
+        description="The net price the arbiter attests as fair (t_target); at most the list price.",
+        json_schema_extra=bounds(minimum=1, maximum=MAX_AMOUNT),
     )
     floor_minor: int = Field(
-        description="The lowest net price the merchant takes. Private: never shown to buyers."
+        description="The lowest net price the merchant takes. Private: never shown to buyers.",
+        json_schema_extra=bounds(minimum=0, maximum=MAX_AMOUNT),
     )
-    inclusions: list[Inclusion] = Field(description="Extras that may be part of the terms.")
+    inclusions: list[Inclusion] = Field(
+        description="Extras that may be part of the terms.",
+        json_schema_extra=bounds(maxItems=MAX_INCLUSIONS),
+    )
     concession: Concession
-    max_rounds: int = Field(description="Rounds a session may last: 1–100.")
+    max_rounds: int = Field(
+        description="Rounds a session may last: 1–100.",
+        json_schema_extra=bounds(minimum=1, maximum=MAX_ROUNDS),
+    )
     round_timeout_seconds: int = Field(
-        description="How long the buyer may stay silent before the session closes."
+        description="How long the buyer may stay silent before the session closes.",
+        json_schema_extra=bounds(minimum=1, maximum=MAX_ROUND_TIMEOUT_SECONDS),
     )
     fair_band: str = Field(
-        description='The arbiter\'s band as a decimal string, e.g. "0.05": 0 < band < 1.'
+        description='The arbiter\'s band as a decimal string, e.g. "0.05": 0 < band < 1.',
+        json_schema_extra=bounds(pattern=f"^{FAIR_BAND.pattern}$"),
     )
     handoff: Handoff
     active: bool = Field(description="Whether the SKU is in the catalogue and open to sessions.")
