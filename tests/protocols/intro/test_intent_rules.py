@@ -68,7 +68,9 @@ def c(key: str, op: str, value: Any) -> dict[str, Any]:
         pytest.param({"constraints": [c("k", "gte", 3)]}, set(), id="gte_number"),
         pytest.param({"constraints": [c("k", "lte", -1.5)]}, set(), id="lte_number"),
         pytest.param({"constraints": [c("k", "gte", "3")]}, {"constraints.0.value"}, id="gte_text"),
-        pytest.param({"constraints": [c("k", "lte", True)]}, {"constraints.0.value"}, id="lte_bool"),
+        pytest.param(
+            {"constraints": [c("k", "lte", True)]}, {"constraints.0.value"}, id="lte_bool"
+        ),
         pytest.param({"constraints": [c("k", "between", [1, 2])]}, set(), id="between"),
         pytest.param({"constraints": [c("k", "between", [2, 2])]}, set(), id="between_equal"),
         pytest.param(
