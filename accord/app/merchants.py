@@ -52,8 +52,8 @@ class Merchants:
 
     def authenticate(self, token: str | None, *, allow: frozenset[str]) -> MerchantCaller:
         """unauthenticated (no key, an unknown one, a retired one) → forbidden (another kind of
-        credential, or a key kind that may not do this), as for every credential. Keys are not cached: a rotation takes effect on the next request
-        in every process."""
+        credential, or a key kind that may not do this), as for every credential. Keys are not
+        cached: a rotation takes effect on the next request in every process."""
         if not token:
             raise refuse(
                 RefusalCode.UNAUTHENTICATED, "Send your merchant key as a Bearer credential."

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from accord.app.events import Events
+from accord.app.intents import Intents
 from accord.app.keys import KeyService
 from accord.app.merchants import Merchants
 from accord.app.negotiations import Negotiations
@@ -58,6 +59,7 @@ class Accord:
         )
         self.merchants = Merchants(self.db, settings, clock=clock)
         self.principals = Principals(self.db, clock=clock)
+        self.intents = Intents(self.db, clock=clock)
         self.rooms = Rooms(self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings)
         self.sessions = Sessions(
             self.negotiations,

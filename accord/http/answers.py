@@ -303,6 +303,61 @@ class AgentSelected(Described):
     selected_agent_id: str
 
 
+class IntentConstraint(Described):
+    key: str
+    op: Literal["eq", "in", "gte", "lte", "between"]
+    value: Any
+
+
+class Intent(Described):
+    intent_id: str
+    statement: str
+    constraints: list[IntentConstraint]
+    identity: dict[str, str] = Field(description="display_name, headline, contact: those given.")
+    visibility: Literal["public", "network", "incognito", "private"]
+    networks: list[str]
+    status: Literal["active", "paused", "archived"]
+    created_at: str = Field(description="RFC 3339.")
+    updated_at: str = Field(description="RFC 3339.")
+
+
+class IntentAnswer(Described):
+    intent: Intent
+
+
+class IntentList(Described):
+    intents: list[Intent] = Field(description="Yours, newest first.")
+
+
+class ChatMessage(Described):
+    message_id: str
+    author: Literal["owner", "agent"]
+    agent_id: str | None = Field(description="The agent that wrote it; null for the owner.")
+    message: str
+    created_at: str = Field(description="RFC 3339.")
+
+
+class ChatPosted(Described):
+    message: ChatMessage
+
+
+class ChatMessages(Described):
+    messages: list[ChatMessage] = Field(description="Oldest first.")
+
+
+class Network(Described):
+    network_id: str
+    name: str
+
+
+class NetworkCreated(Network):
+    invite_code: str = Field(description="Shown only now: pass it to whom may join.")
+
+
+class Networks(Described):
+    networks: list[Network]
+
+
 # -- the server --------------------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ from accord.app.root import Accord, utc_now
 from accord.app.settings import Settings
 from accord.http import (
     errors,
+    intents,
     invite_page,
     limits,
     merchants,
@@ -72,6 +73,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     app.include_router(merchants.router)
     app.include_router(sessions.router)
     app.include_router(principals.router)
+    app.include_router(intents.router)
     app.include_router(ucp.create_router(settings))
     app.include_router(invite_page.create_router(settings))
 

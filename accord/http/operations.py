@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from starlette.routing import BaseRoute
 
 from accord.core.refusals import RefusalCode as C
-from accord.http import answers, auth, merchants, principals, rooms, sessions
+from accord.http import answers, auth, intents, merchants, principals, rooms, sessions
 from accord.protocols.arbitrated.moves import HandoffRequest
 from accord.protocols.rooms.views import RoomView
 
@@ -53,6 +53,8 @@ BY_DEPENDENCY: Final[Mapping[Callable[..., Any], Codes]] = {
     merchants.secret_key: _KEY,
     principals.reader: _KEY | {C.EXECUTOR_CHANGED},
     principals.owner: _KEY | {C.EXECUTOR_CHANGED},
+    intents.intent_reader: _KEY | {C.NOT_FOUND},
+    intents.intent_owner: _KEY | {C.NOT_FOUND},
 }
 """What a credential dependency refuses (a rate limit comes with every credential)."""
 
@@ -134,6 +136,20 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
     "PUT /v1/policies/{sku}": Operation({200: answers.StoredPolicy}),
     "GET /api/me": Operation({200: answers.PrincipalMe}),
     "PUT /api/me/agent": Operation({200: answers.AgentSelected}),
+    # intents, their chat and networks
+    "POST /api/intents": Operation({201: answers.IntentAnswer}),
+    "GET /api/intents": Operation({200: answers.IntentList}),
+    "GET /api/intents/{intent_id}": Operation({200: answers.IntentAnswer}),
+    "PATCH /api/intents/{intent_id}": Operation(
+        {200: answers.IntentAnswer}, frozenset({C.INTENT_INACTIVE})
+    ),
+    "POST /api/intents/{intent_id}/chat": Operation(
+        {201: answers.ChatPosted}, frozenset({C.INTENT_INACTIVE})
+    ),
+    "GET /api/intents/{intent_id}/chat": Operation({200: answers.ChatMessages}),
+    "POST /api/networks": Operation({201: answers.NetworkCreated}),
+    "GET /api/networks": Operation({200: answers.Networks}),
+    "POST /api/networks/join": Operation({200: answers.Network}, frozenset({C.NOT_FOUND})),
     # the server
     "GET /.well-known/jwks.json": Operation({200: answers.Jwks}),
     "GET /healthz": Operation({200: answers.Health}),

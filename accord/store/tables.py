@@ -223,3 +223,81 @@ agent_selections = Table(
     Column("selected_at", TIME, nullable=False),
     Index("agent_selections_by_principal", "principal_id", "serial"),
 )
+
+# Intents (spec/intro-api.md, Intents): what a principal wants, in the order they were posted
+# (`serial`). The `intents` row holds the current members, a projection of its revisions: each
+# creation and each PATCH that changed something appends one, and `revision` is the `serial` of
+# the latest, the store's order of edits. Revisions, chat messages, networks and memberships are
+# append-only in the database itself (migration 0008); an invite code is stored only as a hash.
+intents = Table(
+    "intents",
+    metadata,
+    Column(
+        "serial", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("id", ID, nullable=False),
+    Column("principal_id", ID, ForeignKey("principals.id"), nullable=False),
+    Column("statement", Text, nullable=False),
+    Column("constraints", Text, nullable=False),
+    Column("identity", Text, nullable=False),
+    Column("visibility", String(16), nullable=False),
+    Column("networks", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("revision", BigInteger, nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Column("updated_at", TIME, nullable=False),
+    Index("intents_by_id", "id", unique=True),
+    Index("intents_by_principal", "principal_id", "serial"),
+)
+
+intent_revisions = Table(
+    "intent_revisions",
+    metadata,
+    Column(
+        "serial", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("intent_id", ID, ForeignKey("intents.id"), nullable=False),
+    Column("changed", Text, nullable=False),
+    Column("body", Text, nullable=False),
+    Column("recorded_at", TIME, nullable=False),
+    Index("intent_revisions_by_intent", "intent_id", "serial"),
+)
+
+intent_messages = Table(
+    "intent_messages",
+    metadata,
+    Column(
+        "serial", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("message_id", ID, nullable=False),
+    Column("intent_id", ID, ForeignKey("intents.id"), nullable=False),
+    Column("author", String(8), nullable=False),
+    Column("agent_id", String(64)),
+    Column("message", Text, nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Index("intent_messages_by_id", "message_id", unique=True),
+    Index("intent_messages_by_intent", "intent_id", "serial"),
+)
+
+networks = Table(
+    "networks",
+    metadata,
+    Column("id", ID, primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("invite_hash", String(80), nullable=False),
+    Column("created_by", ID, ForeignKey("principals.id"), nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Index("networks_by_invite", "invite_hash", unique=True),
+)
+
+network_members = Table(
+    "network_members",
+    metadata,
+    Column(
+        "serial", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("network_id", ID, ForeignKey("networks.id"), nullable=False),
+    Column("principal_id", ID, ForeignKey("principals.id"), nullable=False),
+    Column("joined_at", TIME, nullable=False),
+    Index("network_members_by_principal", "principal_id", "network_id", unique=True),
+)

@@ -1,6 +1,6 @@
 """One credential of every kind Accord issues, made on a live server: a joined room's seat
-and owner tokens, a draft room's unused invite, a session token, a merchant's keys and a
-principal's keys."""
+and owner tokens, a draft room's unused invite, a session token, a merchant's keys, and a
+principal's keys with an intent of its own."""
 
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +24,7 @@ class Credentials:
     merchant: dict[str, str]
     principal_owner: str
     principal_agent: str
+    intent_id: str
 
     @property
     def sku(self) -> str:
@@ -45,6 +46,12 @@ def make_credentials(server: LiveServer, client: httpx.Client, name: str) -> Cre
     opened = client.post("/v1/sessions", json=open_body(), headers=auth(keys["publishable_test"]))
     assert opened.status_code == 201, opened.text
     session: dict[str, Any] = opened.json()
+    intent = client.post(
+        "/api/intents",
+        json={"statement": f"An intent of {name}'s", "visibility": "public"},
+        headers=auth(principal["owner_key"]),
+    )
+    assert intent.status_code == 201, intent.text
     return Credentials(
         room=open_room(client),
         draft=open_room(client, join=False),
@@ -53,6 +60,7 @@ def make_credentials(server: LiveServer, client: httpx.Client, name: str) -> Cre
         merchant=keys,
         principal_owner=principal["owner_key"],
         principal_agent=principal["agent_key"],
+        intent_id=intent.json()["intent"]["intent_id"],
     )
 
 

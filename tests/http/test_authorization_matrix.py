@@ -3,7 +3,8 @@ its credential check gives (`ok` once the check lets it through, whatever the ro
 says of the request). A route without a row fails, as does a kind that gains or loses access.
 
 A room route is called on the room the seat and owner tokens belong to, a session route on
-the session of the session token and of the merchant's keys; the invite is a draft room's."""
+the session of the session token and of the merchant's keys; the invite is a draft room's; an
+intent route on the intent of the principal's keys."""
 
 from collections.abc import Iterator, Sequence
 from typing import Final
@@ -72,6 +73,15 @@ MATRIX: Final[dict[str, Expected]] = {
     "PUT /v1/policies/{sku}": MERCHANT_SECRET,
     "GET /api/me": PRINCIPAL,
     "PUT /api/me/agent": PRINCIPAL_OWNER,
+    "POST /api/intents": PRINCIPAL_OWNER,
+    "GET /api/intents": PRINCIPAL,
+    "GET /api/intents/{intent_id}": PRINCIPAL,
+    "PATCH /api/intents/{intent_id}": PRINCIPAL_OWNER,
+    "POST /api/intents/{intent_id}/chat": PRINCIPAL,
+    "GET /api/intents/{intent_id}/chat": PRINCIPAL,
+    "POST /api/networks": PRINCIPAL_OWNER,
+    "GET /api/networks": PRINCIPAL,
+    "POST /api/networks/join": PRINCIPAL_OWNER,
     "GET /.well-known/jwks.json": PUBLIC,
     "GET /healthz": PUBLIC,
     "GET /openapi.json": PUBLIC,
@@ -146,12 +156,13 @@ def test_who_may_call_what(
         session_id=credentials.session_id,
         confirmation_id="cnf_none",
         sku=credentials.sku,
+        intent_id=credentials.intent_id,
     )
     got = {}
     for kind in KINDS:
         token = token_of(kind, credentials, rival)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        body: dict[str, object] | None = {} if method in ("POST", "PUT") else None
+        body: dict[str, object] | None = {} if method in ("POST", "PUT", "PATCH") else None
         with client.stream(method, url, headers=headers, json=body) as response:
             status = response.status_code
             code = response.read().decode() if status == 404 else ""

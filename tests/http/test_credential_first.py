@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from accord.app.merchants import Merchants
+from accord.app.principals import Principals
 from accord.app.settings import Settings
 from accord.http.app import create_app
 from accord.store.database import Database
@@ -19,6 +20,7 @@ from tests.sessions.conftest import POLICY
 
 ROOM: Final = "/v1/rooms/{room_id}"
 SESSION: Final = "/v1/sessions/{session_id}"
+INTENT: Final = "/api/intents/{intent_id}"
 
 # Who asks: the wrong kind of credential for the route, or none.
 ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
@@ -49,6 +51,32 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
     ("GET", "/v1/me"): (("nobody", "unauthenticated"), ("stranger", "unauthenticated")),
     ("GET", "/api/me"): (("nobody", "unauthenticated"), ("stranger", "unauthenticated")),
     ("PUT", "/api/me/agent"): (("nobody", "unauthenticated"), ("stranger", "unauthenticated")),
+    ("POST", "/api/intents"): (
+        ("nobody", "unauthenticated"),
+        ("stranger", "unauthenticated"),
+        ("principal_agent", "forbidden"),
+        ("room_owner", "forbidden"),
+    ),
+    ("GET", "/api/intents"): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
+    ("GET", INTENT): (("nobody", "unauthenticated"), ("other_principal", "not_found")),
+    ("PATCH", INTENT): (
+        ("nobody", "unauthenticated"),
+        ("principal_agent", "forbidden"),
+        ("other_principal", "not_found"),  # another's intent is unknown, before the key's level
+        ("session_token", "forbidden"),
+    ),
+    ("POST", INTENT + "/chat"): (
+        ("nobody", "unauthenticated"),
+        ("other_principal", "not_found"),
+        ("room_owner", "forbidden"),
+    ),
+    ("GET", INTENT + "/chat"): (("nobody", "unauthenticated"), ("other_principal", "not_found")),
+    ("POST", "/api/networks"): (("nobody", "unauthenticated"), ("principal_agent", "forbidden")),
+    ("GET", "/api/networks"): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
+    ("POST", "/api/networks/join"): (
+        ("nobody", "unauthenticated"),
+        ("principal_agent", "forbidden"),
+    ),
     ("GET", "/v1/catalogue"): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
     ("GET", "/v1/policies"): (("nobody", "unauthenticated"), ("publishable", "forbidden")),
     ("PUT", "/v1/policies/{sku}"): (
@@ -128,6 +156,9 @@ class World:
     session_id: str
     session_token: str
     other_session_token: str
+    principal_agent: str
+    other_principal: str
+    intent_id: str
 
     def token(self, who: str) -> str | None:
         return {
@@ -142,6 +173,8 @@ class World:
             "secret": self.keys["secret_test"],
             "session_token": self.session_token,
             "other_session_token": self.other_session_token,
+            "principal_agent": self.principal_agent,
+            "other_principal": self.other_principal,
         }[who]
 
     def path(self, template: str) -> str:
@@ -150,6 +183,7 @@ class World:
             confirmation_id="cnf_joiner_1",
             session_id=self.session_id,
             sku=POLICY["sku"],
+            intent_id=self.intent_id,
         )
 
 
@@ -159,6 +193,8 @@ def world(shared_server: LiveServer) -> Iterator[World]:
     try:
         merchants = Merchants(db, shared_server.settings, clock=shared_server.clock)
         keys: dict[str, str] = merchants.create_tenant("walk-shop")["keys"]
+        principals = Principals(db, clock=shared_server.clock)
+        walker, other_principal = principals.create("walker"), principals.create("walker-other")
     finally:
         db.close()
     with shared_server.client() as client:
@@ -178,6 +214,12 @@ def world(shared_server: LiveServer) -> Iterator[World]:
             ).json()
             for n in range(2)
         ]
+        intent = client.post(
+            "/api/intents",
+            json={"statement": "A walker's intent", "visibility": "public"},
+            headers=auth(walker["owner_key"]),
+        )
+        assert intent.status_code == 201, intent.text
     yield World(
         room,
         other,
@@ -185,6 +227,9 @@ def world(shared_server: LiveServer) -> Iterator[World]:
         opened[0]["session_id"],
         opened[0]["session_token"],
         opened[1]["session_token"],
+        walker["agent_key"],
+        other_principal["owner_key"],
+        intent.json()["intent"]["intent_id"],
     )
 
 

@@ -1,8 +1,9 @@
 """Every statement a negotiation's life runs uses an index: a room and a session from open to
-receipt, with the sweep, are run while every statement the drivers execute is recorded; then
-each one's query plan is read on the same database. SQLite's plan must not `SCAN` a table;
-PostgreSQL's, with sequential scans disabled, must not hold a `Seq Scan` (it would, only if no
-index can serve the statement). The cost of opening a room must not grow with the store."""
+receipt, a principal's intents, chat and networks, with the sweep, are run while every
+statement the drivers execute is recorded; then each one's query plan is read on the same
+database. SQLite's plan must not `SCAN` a table; PostgreSQL's, with sequential scans disabled,
+must not hold a `Seq Scan` (it would, only if no index can serve the statement). The cost of
+opening a room must not grow with the store."""
 
 import re
 import sqlite3
@@ -14,11 +15,19 @@ import pytest
 from sqlalchemy import Engine, event
 
 from accord.app.events import SeatAudience
+from accord.app.principals import Action
 from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.core.commit import commit
 from accord.protocols.arbitrated.moves import AcceptMove, OfferMove, OpenSessionRequest
 from accord.protocols.arbitrated.policy import PolicyRequest
+from accord.protocols.intro.intents import (
+    ChatInput,
+    IntentInput,
+    IntentPatch,
+    JoinInput,
+    NetworkInput,
+)
 from accord.protocols.rooms.moves import (
     ConfirmRequest,
     JoinRequest,
@@ -121,11 +130,38 @@ def _life(settings: Settings) -> None:
         accord.sessions.receipt(made["keys"]["secret_test"], session_id)
         accord.sessions.list_sessions(made["keys"]["secret_test"], 20)
 
+        _intents(accord)
+
         clock.advance(days=30)
         accord.negotiations.sweep()
     finally:
         accord.close()
         db.close()
+
+
+def _intents(accord: Accord) -> None:
+    """A principal's intents, their chat and networks, read every way the API reads them."""
+    made = accord.principals.create("plans")
+    owner = accord.principals.authorize(made["owner_key"], Action.WRITE)
+    agent = accord.principals.authorize(made["agent_key"], Action.READ)
+    intents = accord.intents
+    network = intents.create_network(owner, NetworkInput(name="plans"))
+    other = accord.principals.authorize(
+        accord.principals.create("joiner")["owner_key"], Action.WRITE
+    )
+    intents.join_network(other, JoinInput(invite_code=network["invite_code"]))
+    intents.join_network(other, JoinInput(invite_code=network["invite_code"]))  # again
+    intents.list_networks(agent)
+    body = {"statement": "A cellist", "visibility": "network", "networks": [network["network_id"]]}
+    intent_id = intents.create(owner, IntentInput.model_validate(body))["intent"]["intent_id"]
+    intents.list_own(agent)
+    intents.find(agent, intent_id, Action.READ)
+    intents.get(agent, intent_id)
+    patch = {"statement": "A violist", "networks": [network["network_id"]]}
+    intents.patch(owner, intent_id, IntentPatch.model_validate(patch))
+    said = intents.post_message(owner, intent_id, ChatInput(message="Saturdays"))["message"]
+    intents.post_message(agent, intent_id, ChatInput(message="Noted"))
+    intents.messages(agent, intent_id, said["message_id"])
 
 
 def _plans(settings: Settings, statements: Recorded) -> dict[str, str]:

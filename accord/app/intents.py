@@ -1,0 +1,270 @@
+"""Intents, their chat and networks as a service (spec/intro-api.md, Endpoints and Intents).
+
+The owner key writes intents and networks; any key of the principal reads them and writes in an
+intent's chat. Another principal's intent is `not_found`, exactly like an unknown id. Each call
+checks in the spec's order: the intent (`not_found`), the key (`forbidden`), the values
+(`invalid_request`), then `intent_inactive` for an archived intent; a refused call writes
+nothing. The rules are in `accord.protocols.intro.intents`; this is their I/O.
+"""
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection
+from sqlalchemy.exc import IntegrityError
+
+from accord.app.identity import PrincipalCaller
+from accord.app.principals import Action, may
+from accord.app.tokens import hash_token, new_id, new_token
+from accord.core.refusals import RefusalCode, Refused, refuse
+from accord.core.times import format_time
+from accord.protocols.intro import intents as rules
+from accord.protocols.intro.intents import (
+    ChatInput,
+    IntentInput,
+    IntentPatch,
+    JoinInput,
+    NetworkInput,
+)
+from accord.store import intents as rows
+from accord.store import principals as principal_rows
+from accord.store.database import Database
+
+JSONBody = dict[str, Any]
+INVITE_PREFIX = "acc_ni"
+
+NOT_FOUND = "No intent of yours has this id; GET /api/intents lists yours."
+"""One message for an unknown id and another principal's intent: they must not differ."""
+
+
+def _ignore_edit(conn: Connection, intent_id: str, changed: Sequence[str], revision: int) -> None:
+    """No opportunities follow intents yet."""
+
+
+def _ignore_message(conn: Connection, intent_id: str, message_id: str, serial: int) -> None:
+    """No negotiations follow intents yet."""
+
+
+@dataclass(frozen=True)
+class IntentHooks:
+    """What follows an intent, called inside the transaction that recorded the change, so that
+    what they write commits with it. The intro protocol's `IntentEdited` and `OwnerMessage`
+    moves are fed from here."""
+
+    edited: Callable[[Connection, str, Sequence[str], int], None] = _ignore_edit
+    """(intent_id, the members a PATCH changed, `status` among them if it did; the revision's
+    serial, the store's order of edits)."""
+    owner_wrote: Callable[[Connection, str, str, int], None] = _ignore_message
+    """(intent_id, message_id, the message's serial, the store's order of chat): only the
+    owner's messages; an agent's are not new context."""
+
+
+class Intents:
+    def __init__(
+        self, db: Database, *, clock: Callable[[], datetime], hooks: IntentHooks = IntentHooks()
+    ) -> None:
+        self._db = db
+        self._clock = clock
+        self.hooks = hooks
+
+    # -- intents ---------------------------------------------------------------------------
+
+    def create(self, caller: PrincipalCaller, body: IntentInput) -> JSONBody:
+        def txn(conn: Connection) -> JSONBody:
+            _may(conn, caller, Action.WRITE)
+            _invalid_unless(not (problems := rules.intent_problems(body)), problems)
+            _check_networks(conn, caller, body.networks)
+            intent_id, now = new_id("int"), format_time(self._clock())
+            rows.insert_intent(conn, intent_id, caller.principal_id, rules.stored(body), now)
+            return {"intent": _view(_found(rows.find_intent(conn, intent_id)))}
+
+        return self._db.write(txn)
+
+    def list_own(self, caller: PrincipalCaller) -> JSONBody:
+        def read(conn: Connection) -> JSONBody:
+            _may(conn, caller, Action.READ)
+            return {"intents": [_view(row) for row in rows.own_intents(conn, caller.principal_id)]}
+
+        return self._db.read(read)
+
+    def find(self, caller: PrincipalCaller, intent_id: str, action: Action) -> None:
+        """not_found → forbidden, before a body is read."""
+        self._db.read(lambda conn: _own(conn, caller, intent_id, action))
+
+    def get(self, caller: PrincipalCaller, intent_id: str) -> JSONBody:
+        def read(conn: Connection) -> JSONBody:
+            return {"intent": _view(_own(conn, caller, intent_id, Action.READ))}
+
+        return self._db.read(read)
+
+    def patch(self, caller: PrincipalCaller, intent_id: str, patch: IntentPatch) -> JSONBody:
+        def txn(conn: Connection) -> JSONBody:
+            row = _own(conn, caller, intent_id, Action.WRITE, lock=True)
+            current = IntentInput.model_validate(row.members)
+            merged = rules.patched(current, patch)
+            problems = rules.patch_problems(patch) or rules.intent_problems(merged)
+            _invalid_unless(not problems, problems)
+            if patch.networks is not None:
+                _check_networks(conn, caller, merged.networks)
+            if (refusal := rules.editable(row.status)) is not None:
+                raise Refused(refusal)
+            status = patch.status or row.status
+            changed = rules.changed(current, merged) + (("status",) if status != row.status else ())
+            if not changed:
+                return {"intent": _view(row)}
+            now = format_time(self._clock())
+            members = rules.stored(merged)
+            revision = rows.revise_intent(conn, intent_id, members, status, changed, now)
+            self.hooks.edited(conn, intent_id, changed, revision)
+            return {"intent": _view(_found(rows.find_intent(conn, intent_id)))}
+
+        return self._db.write(txn)
+
+    # -- chat ------------------------------------------------------------------------------
+
+    def post_message(self, caller: PrincipalCaller, intent_id: str, body: ChatInput) -> JSONBody:
+        def txn(conn: Connection) -> JSONBody:
+            row = _own(conn, caller, intent_id, Action.READ, lock=True)
+            problem = rules.text_problem(body.message, rules.MESSAGE_LIMIT)
+            _invalid_unless(problem is None, {"message": problem})
+            if (refusal := rules.editable(row.status)) is not None:
+                raise Refused(refusal)
+            message_id, now = new_id("msg"), format_time(self._clock())
+            author = "owner" if caller.level == "owner" else "agent"
+            serial = rows.insert_message(
+                conn,
+                message_id,
+                intent_id,
+                author=author,
+                agent_id=caller.agent_id,
+                message=body.message,
+                now=now,
+            )
+            if author == "owner":
+                self.hooks.owner_wrote(conn, intent_id, message_id, serial)
+            message = rows.MessageRow(
+                serial, message_id, author, caller.agent_id, body.message, now
+            )
+            return {"message": _message(message)}
+
+        return self._db.write(txn)
+
+    def messages(self, caller: PrincipalCaller, intent_id: str, after: str | None) -> JSONBody:
+        def read(conn: Connection) -> JSONBody:
+            _own(conn, caller, intent_id, Action.READ)
+            serial = 0
+            if after is not None:
+                found = rows.message_serial(conn, intent_id, after)
+                _invalid_unless(found is not None, {"after": "a message_id of this intent's chat"})
+                serial = found or 0
+            return {"messages": [_message(m) for m in rows.messages_after(conn, intent_id, serial)]}
+
+        return self._db.read(read)
+
+    # -- networks --------------------------------------------------------------------------
+
+    def create_network(self, caller: PrincipalCaller, body: NetworkInput) -> JSONBody:
+        invite_code = new_token(INVITE_PREFIX)
+
+        def txn(conn: Connection) -> JSONBody:
+            _may(conn, caller, Action.WRITE)
+            problem = rules.text_problem(body.name, rules.NETWORK_NAME_LIMIT)
+            _invalid_unless(problem is None, {"name": problem})
+            network_id, now = new_id("net"), format_time(self._clock())
+            creator = caller.principal_id
+            rows.insert_network(conn, network_id, body.name, hash_token(invite_code), creator, now)
+            rows.insert_member(conn, network_id, creator, now)
+            return {"network_id": network_id, "name": body.name, "invite_code": invite_code}
+
+        return self._db.write(txn)
+
+    def list_networks(self, caller: PrincipalCaller) -> JSONBody:
+        def read(conn: Connection) -> JSONBody:
+            _may(conn, caller, Action.READ)
+            own = rows.own_networks(conn, caller.principal_id)
+            return {"networks": [{"network_id": i, "name": name} for i, name in own]}
+
+        return self._db.read(read)
+
+    def join_network(self, caller: PrincipalCaller, body: JoinInput) -> JSONBody:
+        """Joining again changes nothing, also when two joins race on PostgreSQL."""
+
+        def txn(conn: Connection) -> JSONBody:
+            _may(conn, caller, Action.WRITE)
+            network = rows.network_by_invite(conn, hash_token(body.invite_code))
+            if network is None:
+                raise refuse(
+                    RefusalCode.NOT_FOUND,
+                    "No network has this invite code; ask its creator for the code.",
+                )
+            network_id, name = network
+            if not rows.member_of(conn, caller.principal_id, [network_id]):
+                now = format_time(self._clock())
+                rows.insert_member(conn, network_id, caller.principal_id, now)
+            return {"network_id": network_id, "name": name}
+
+        try:
+            return self._db.write(txn)
+        except IntegrityError:  # the same principal joined at the same moment elsewhere
+            return self._db.write(txn)
+
+
+def _may(conn: Connection, caller: PrincipalCaller, action: Action) -> None:
+    selected = principal_rows.selected_agent(conn, caller.principal_id)
+    if (refusal := may(caller, action, selected_agent_id=selected)) is not None:
+        raise Refused(refusal)
+
+
+def _found(row: rows.IntentRow | None) -> rows.IntentRow:
+    if row is None:
+        raise refuse(RefusalCode.NOT_FOUND, NOT_FOUND)
+    return row
+
+
+def _own(
+    conn: Connection, caller: PrincipalCaller, intent_id: str, action: Action, *, lock: bool = False
+) -> rows.IntentRow:
+    row = rows.find_intent(conn, intent_id, lock=lock)
+    if row is None or row.principal_id != caller.principal_id:
+        raise refuse(RefusalCode.NOT_FOUND, NOT_FOUND)
+    _may(conn, caller, action)
+    return row
+
+
+def _invalid_unless(ok: bool, fields: Mapping[str, str | None]) -> None:
+    if not ok:
+        named = {name: problem for name, problem in fields.items() if problem is not None}
+        raise refuse(
+            RefusalCode.INVALID_REQUEST,
+            "Fix the request: see fields for what is wrong.",
+            fields=named,
+        )
+
+
+def _check_networks(conn: Connection, caller: PrincipalCaller, network_ids: Sequence[str]) -> None:
+    missing = set(network_ids) - rows.member_of(conn, caller.principal_id, network_ids)
+    _invalid_unless(
+        not missing, {"networks": "networks you belong to (POST /api/networks/join joins one)"}
+    )
+
+
+def _view(row: rows.IntentRow) -> JSONBody:
+    return {
+        "intent_id": row.id,
+        **row.members,
+        "status": row.status,
+        "created_at": row.created_at,
+        "updated_at": row.updated_at,
+    }
+
+
+def _message(row: rows.MessageRow) -> JSONBody:
+    return {
+        "message_id": row.message_id,
+        "author": row.author,
+        "agent_id": row.agent_id,
+        "message": row.message,
+        "created_at": row.created_at,
+    }
