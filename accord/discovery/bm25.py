@@ -32,7 +32,7 @@ Floats = npt.NDArray[np.float64]
 
 
 class _Postings:
-    """The documents (slots) holding one term and its frequency in each; removal swaps in the last."""
+    """The slots holding one term, with its frequency in each; a removal swaps in the last."""
 
     __slots__ = ("size", "slots", "tfs", "where")
 

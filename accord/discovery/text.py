@@ -24,12 +24,12 @@ def intent_text(doc: IntentDoc) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    """`bm25s.tokenize` with its defaults: lower-case, `\\w\\w+`, English stop words, no stemming."""
+    """`bm25s.tokenize` defaults: lower-case, `\\w\\w+`, English stop words, no stemming."""
     tokens = bm25s.tokenize([text], return_ids=False, show_progress=False)
-    return list(tokens[0])  # type: ignore[index]
+    return list(tokens[0])
 
 
 def tokenize_many(texts: list[str]) -> list[list[str]]:
     """The same tokens for a batch, in one call (a bulk load of the index)."""
     tokens = bm25s.tokenize(texts, return_ids=False, show_progress=False)
-    return [list(doc) for doc in tokens]  # type: ignore[union-attr]
+    return [list(doc) for doc in tokens]
