@@ -8,7 +8,8 @@ the store, so each call is handed it (`networks_of`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import NotRequired, TypedDict
 
@@ -106,25 +107,34 @@ class Discovery:
             and self.score(b.intent_id, a.intent_id) >= self.mutual_threshold
         )
 
-    def _ranked(self, a: _Entry) -> list[tuple[float, str]]:
-        """Every indexed intent with a lexical score above 0, best first, ties by intent_id."""
+    def _ranked(self, a: _Entry) -> Iterator[tuple[float, str]]:
+        """Every indexed intent with a lexical score above 0, best first, ties by intent_id.
+
+        Lazy: numpy sorts the scores, and ids are looked up (and ties sorted) only as far as
+        the caller walks.
+        """
         terms = a.terms
         own = self.index.score(terms, a.doc.intent_id)
         if own <= 0:
-            return []
+            return
         raw = self.index.scores(terms)
         slots = np.flatnonzero(raw > 0)
-        lexical = np.minimum(1.0, raw[slots] / own)
-        ids = [self.index.id_at(int(slot)) or "" for slot in slots]
+        values = np.minimum(1.0, raw[slots] / own)
         if self.embed is not None:
-            lexical = np.array(
+            values = np.array(
                 [
-                    self._semantic(a, self._entries[i], float(lex))
-                    for i, lex in zip(ids, lexical, strict=True)
+                    self._semantic(a, self._entries[self.index.id_at(int(slot)) or ""], float(v))
+                    for slot, v in zip(slots, values, strict=True)
                 ]
             )
-        scores = np.round(lexical, 4)
-        return sorted(zip(scores.tolist(), ids, strict=True), key=lambda s: (-s[0], s[1]))
+        values = np.round(values, 4)
+        order = np.argsort(-values, kind="stable")
+        slots, values = slots[order], values[order]
+        bounds = [0, *(np.flatnonzero(values[1:] != values[:-1]) + 1).tolist(), len(values)]
+        for start, end in itertools.pairwise(bounds):
+            score = float(values[start])
+            for intent_id in sorted(self.index.id_at(int(slot)) or "" for slot in slots[start:end]):
+                yield score, intent_id
 
     def candidates(
         self,
