@@ -6,4 +6,4 @@ lexical`; `benchmarks/README.md` records its precision and recall. Re-run the be
 update this constant whenever the scoring or the labelled set changes.
 """
 
-MUTUAL_THRESHOLD = 0.0
+MUTUAL_THRESHOLD = 0.3651
