@@ -25,7 +25,13 @@ import numpy as np
 from bm25s.tokenization import Tokenized
 from discovery_set import LabelledSet, load, synthesise
 
-from accord.discovery import MUTUAL_THRESHOLD, Discovery, IntentDoc, constraint_fit
+from accord.discovery import (
+    MUTUAL_THRESHOLD,
+    MUTUAL_THRESHOLD_SEMANTIC,
+    Discovery,
+    IntentDoc,
+    constraint_fit,
+)
 from accord.discovery.semantic import load_model
 from accord.discovery.text import intent_text, tokenize_many
 
@@ -143,7 +149,7 @@ def quality(data: LabelledSet, embed: Any) -> None:
         f"{np.mean(near_fits):.0%} of near-misses"
     )
     for name, s, eligible in variants:
-        fixed = MUTUAL_THRESHOLD if name == "lexical" else None
+        fixed = {"lexical": MUTUAL_THRESHOLD, "auto": MUTUAL_THRESHOLD_SEMANTIC}.get(name)
         row = ranking_metrics(data, ids, s, eligible) | mutual_metrics(data, ids, s, fits, fixed)
         print(f"\n[{name}]")
         for key, value in row.items():

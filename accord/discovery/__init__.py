@@ -9,10 +9,11 @@ from accord.discovery.fit import constraint_fit
 from accord.discovery.intents import Constraint, IntentDoc, constraint_from_json
 from accord.discovery.reach import reaches, visible
 from accord.discovery.text import intent_text, tokenize
-from accord.discovery.threshold import MUTUAL_THRESHOLD
+from accord.discovery.threshold import MUTUAL_THRESHOLD, MUTUAL_THRESHOLD_SEMANTIC
 
 __all__ = [
     "MUTUAL_THRESHOLD",
+    "MUTUAL_THRESHOLD_SEMANTIC",
     "Candidate",
     "Constraint",
     "Discovery",

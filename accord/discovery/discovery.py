@@ -21,7 +21,7 @@ from accord.discovery.intents import IntentDoc
 from accord.discovery.reach import NetworksOf, networks_lookup, reaches, visible
 from accord.discovery.semantic import Embedder
 from accord.discovery.text import intent_text, tokenize
-from accord.discovery.threshold import MUTUAL_THRESHOLD
+from accord.discovery.threshold import MUTUAL_THRESHOLD, MUTUAL_THRESHOLD_SEMANTIC
 
 
 class Candidate(TypedDict):
@@ -49,9 +49,10 @@ class Discovery:
     """The indexed intents (every one neither `private` nor `archived`) and their scores."""
 
     def __init__(
-        self, *, mutual_threshold: float = MUTUAL_THRESHOLD, embed: Embedder | None = None
+        self, *, mutual_threshold: float | None = None, embed: Embedder | None = None
     ) -> None:
-        self.mutual_threshold = mutual_threshold
+        default = MUTUAL_THRESHOLD_SEMANTIC if embed else MUTUAL_THRESHOLD
+        self.mutual_threshold = default if mutual_threshold is None else mutual_threshold
         self.embed = embed
         self.index = LexicalIndex()
         self._entries: dict[str, _Entry] = {}
