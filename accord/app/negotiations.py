@@ -49,6 +49,9 @@ class Answer:
 
     status: int
     text: str
+    kept: str | None = None
+    """What is stored for a retry, when it is less than `text`: enough to `repeat` the answer
+    exactly, and no more. Made with the text, so that the answer is never parsed again."""
 
 
 def encode(body: Mapping[str, Any]) -> str:
@@ -88,8 +91,6 @@ class Move(Generic[S, Who]):
     answer: Callable[[Loaded[S], Decision, Who], Answer]
     message_id: str | None = None
     request_hash: str = ""
-    remembered: Callable[[Answer], str] = lambda answer: answer.text
-    """What is stored for a retry: enough to `repeat` the answer exactly, and no more."""
     repeat: Callable[[Connection, records.Remembered], Answer] = lambda _conn, seen: Answer(
         seen.status, seen.response
     )
@@ -255,7 +256,7 @@ class Negotiations:
                     move.message_id,
                     request_hash=move.request_hash,
                     status=answer.status,
-                    response=move.remembered(answer),
+                    response=answer.text if answer.kept is None else answer.kept,
                 )
             return answer
 
