@@ -28,7 +28,7 @@ from accord.core.chain import ChainHead
 from accord.core.commit import commit
 from accord.core.envelope import Envelope
 from accord.core.jsonio import canonical
-from accord.core.protocol import Context, Decision, Seen, Table, never_seen
+from accord.core.protocol import CatchesUp, Context, Decision, Seen, Table, never_seen
 from accord.core.refusals import Refusal, RefusalCode, Refused, refuse
 from accord.core.times import format_time
 from accord.store import records
@@ -49,6 +49,9 @@ class Answer:
 
     status: int
     text: str
+    kept: str | None = None
+    """What is stored for a retry, when it is less than `text`: enough to `repeat` the answer
+    exactly, and no more. Made with the text, so that the answer is never parsed again."""
 
 
 def encode(body: Mapping[str, Any]) -> str:
@@ -88,8 +91,6 @@ class Move(Generic[S, Who]):
     answer: Callable[[Loaded[S], Decision, Who], Answer]
     message_id: str | None = None
     request_hash: str = ""
-    remembered: Callable[[Answer], str] = lambda answer: answer.text
-    """What is stored for a retry: enough to `repeat` the answer exactly, and no more."""
     repeat: Callable[[Connection, records.Remembered], Answer] = lambda _conn, seen: Answer(
         seen.status, seen.response
     )
@@ -121,7 +122,7 @@ class Negotiations:
         self.notifier = notifier
         self._settings = settings
         self._keys = keys
-        self._states: dict[str, tuple[str, Any]] = {}
+        self._states: dict[str, tuple[str, Any, ChainHead]] = {}
         self._appending = threading.local()
 
     def table(self, name: str) -> Table[Any]:
@@ -152,8 +153,33 @@ class Negotiations:
         if cached is not None and cached[0] == row.version:
             return Loaded(negotiation_id, cached[1], row.head)
         text = records.read_state(conn, negotiation_id)
-        state = self._restore(conn, table, negotiation_id, text, row.seq)
+        state = None if cached is None else self._caught_up(conn, table, row, text, cached)
+        if state is None:
+            state = self._restore(conn, table, negotiation_id, text, row.seq)
         return Loaded(negotiation_id, state, row.head)
+
+    def _caught_up(
+        self,
+        conn: Connection,
+        table: Table[S],
+        row: records.NegotiationRow,
+        stored: str,
+        cached: tuple[str, S, ChainHead],
+    ) -> S | None:
+        """The stored state, its tail taken from the cached state and the few envelopes another
+        process appended since, instead of the whole tail read and parsed again (with several
+        processes, a negotiation's next move often lands on another one). None unless the
+        cached state is on the stored chain: the first newer envelope links to its head."""
+        _, earlier, head = cached
+        behind = row.head.next_seq - head.next_seq
+        if not isinstance(table, CatchesUp) or not 0 <= behind <= table.tail_size:
+            return None
+        newer = records.read_log_tail(conn, row.id, last_seq=row.seq, size=behind)
+        linked_to = newer[0].prev_hash if newer else row.head_hash
+        if len(newer) != behind or linked_to != head.head:
+            return None
+        caught_up: S = table.restore_since(stored, earlier, newer)
+        return caught_up
 
     def create(
         self,
@@ -255,7 +281,7 @@ class Negotiations:
                     move.message_id,
                     request_hash=move.request_hash,
                     status=answer.status,
-                    response=move.remembered(answer),
+                    response=answer.text if answer.kept is None else answer.kept,
                 )
             return answer
 
@@ -410,7 +436,7 @@ class Negotiations:
             expires_at=table.expires_at(loaded.state),
             now=ts,
         )
-        self._remember(table, negotiation_id, version, loaded.state)
+        self._remember(table, negotiation_id, version, loaded)
         return loaded
 
     def _sign(self, conn: Connection, table: Table[S], loaded: Loaded[S], ts: str) -> None:
@@ -427,12 +453,15 @@ class Negotiations:
         receipt = signed_receipt(content.members, content.signed_payload, key)
         records.insert_receipt(conn, loaded.id, canonical(receipt), ts)
 
-    def _remember(self, table: Table[S], negotiation_id: str, version: str, state: S) -> None:
+    def _remember(
+        self, table: Table[S], negotiation_id: str, version: str, loaded: Loaded[S]
+    ) -> None:
         """Only the writer thread touches the cache. A state whose write is later rolled back
-        stays behind under a version the store never holds, so it is never used."""
+        stays behind under a version the store never holds, so it is never used as it is; nor
+        caught up from, since its head is on no stored chain."""
         self._states.pop(negotiation_id, None)
-        if table.is_final(state):
+        if table.is_final(loaded.state):
             return
-        self._states[negotiation_id] = (version, state)
+        self._states[negotiation_id] = (version, loaded.state, loaded.head)
         if len(self._states) > STATE_CACHE_SIZE:
             self._states.pop(next(iter(self._states)))

@@ -163,7 +163,6 @@ class Rooms:
             actor=_actor,
             move=request,
             answer=self._answer,
-            remembered=_remembered,
             repeat=partial(self._repeat, room_id=room_id),
             message_id=message_id,
             request_hash=(
@@ -179,9 +178,9 @@ class Rooms:
         room = self._view(loaded.state, seat)
         if decision.public:
             played = next(e for e in loaded.public if e.type.startswith("move."))
-            return Answer(200, encode({"room": room, "move": played.to_json()}))
+            return _kept(200, room, "move", played.to_json())
         pending = confirmations(loaded.state, seat)[0]
-        return Answer(202, encode({"room": room, "confirmation": pending.model_dump(mode="json")}))
+        return _kept(202, room, "confirmation", pending.model_dump(mode="json"))
 
     def _repeat(self, conn: Connection, seen: records.Remembered, *, room_id: str) -> Answer:
         """The first answer again: the stored one, with the moves its view showed re-read
@@ -321,12 +320,14 @@ def _actor(access: SeatCaller) -> Actor:
     return Actor(Seat(access.party), access.is_owner)
 
 
-def _remembered(answer: Answer) -> str:
-    """A move's answer as stored for a retry: its view's moves are left out (`_repeat` reads
-    them back), so that what a move stores stays the size of the move."""
-    body = orjson.loads(answer.text)
-    body["room"]["moves"] = None
-    return encode(body)
+def _kept(status: int, room: JSONBody, name: str, value: JSONBody) -> Answer:
+    """A move's answer, and the same as stored for a retry: its view's moves are left out
+    (`_repeat` reads them back), so that what a move stores stays the size of the move."""
+    return Answer(
+        status,
+        encode({"room": room, name: value}),
+        kept=encode({"room": {**room, "moves": None}, name: value}),
+    )
 
 
 def _opening(state: RoomState, seat: Seat) -> JSONBody:

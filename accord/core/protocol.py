@@ -9,7 +9,7 @@ line in `accord/protocols/registry.py`.
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -167,3 +167,14 @@ def fold(apply: Callable[[A, R], A], initial: A, records: Iterable[R]) -> A:
     for record in records:
         state = apply(state, record)
     return state
+
+
+@runtime_checkable
+class CatchesUp(Protocol[S]):
+    """A table whose log tail can be carried on from an earlier state (the kernel's cache),
+    so that a process that did not make the latest moves reads only those moves."""
+
+    def restore_since(self, stored: str, earlier: S, newer: Sequence[Envelope]) -> S:
+        """The state from its stored form, `earlier` (the state at an earlier point of the
+        same log) and the envelopes appended since: the same as `restore` gives."""
+        ...

@@ -16,6 +16,7 @@ from accord.protocols.rooms.moves import JoinRequest, MoveRequest, shape_problem
 from accord.protocols.rooms.receipt import build_receipt
 from accord.protocols.rooms.state import (
     PROTOCOL,
+    RECENT_MOVES,
     TAIL,
     Actor,
     RoomPolicy,
@@ -101,6 +102,13 @@ class RoomsTable:
     def restore(self, stored: str, tail: Sequence[Envelope]) -> RoomState:
         state = RoomState.model_validate_json(stored)
         return state.model_copy(update={"moves": recent_moves(tail)})
+
+    def restore_since(
+        self, stored: str, earlier: RoomState, newer: Sequence[Envelope]
+    ) -> RoomState:
+        """As the fold keeps them: the earlier state's moves, then the newer ones."""
+        moves = (*earlier.moves, *recent_moves(newer))[-RECENT_MOVES:]
+        return RoomState.model_validate_json(stored).model_copy(update={"moves": moves})
 
     def dump(self, state: RoomState) -> str:
         return state.model_dump_json()
