@@ -16,6 +16,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
 from accord.app.identity import PrincipalCaller
+from accord.app.index import IntentIndex
 from accord.app.principals import Action, may
 from accord.app.tokens import hash_token, new_id, new_token
 from accord.core.refusals import RefusalCode, Refused, refuse
@@ -27,6 +28,12 @@ from accord.protocols.intro.intents import (
     IntentPatch,
     JoinInput,
     NetworkInput,
+)
+from accord.protocols.intro.opportunities import (
+    DEFAULT_LIMIT,
+    DiscoverInput,
+    discover_problems,
+    may_discover,
 )
 from accord.store import intents as rows
 from accord.store import principals as principal_rows
@@ -63,24 +70,37 @@ class IntentHooks:
 
 class Intents:
     def __init__(
-        self, db: Database, *, clock: Callable[[], datetime], hooks: IntentHooks = IntentHooks()
+        self,
+        db: Database,
+        *,
+        clock: Callable[[], datetime],
+        index: IntentIndex,
+        hooks: IntentHooks = IntentHooks(),
     ) -> None:
         self._db = db
         self._clock = clock
+        self.index = index
         self.hooks = hooks
+
+    def _write(self, txn: Callable[[Connection], rows.IntentRow]) -> JSONBody:
+        """The one way an intent is written: once the write is durable, discovery takes the
+        intent as it now is."""
+        row = self._db.write(txn)
+        self.index.update(row)
+        return {"intent": _view(row)}
 
     # -- intents ---------------------------------------------------------------------------
 
     def create(self, caller: PrincipalCaller, body: IntentInput) -> JSONBody:
-        def txn(conn: Connection) -> JSONBody:
+        def txn(conn: Connection) -> rows.IntentRow:
             _may(conn, caller, Action.WRITE)
             _invalid_unless(not (problems := rules.intent_problems(body)), problems)
             _check_networks(conn, caller, body.networks)
             intent_id, now = new_id("int"), format_time(self._clock())
             rows.insert_intent(conn, intent_id, caller.principal_id, rules.stored(body), now)
-            return {"intent": _view(_found(rows.find_intent(conn, intent_id)))}
+            return _found(rows.find_intent(conn, intent_id))
 
-        return self._db.write(txn)
+        return self._write(txn)
 
     def list_own(self, caller: PrincipalCaller) -> JSONBody:
         def read(conn: Connection) -> JSONBody:
@@ -100,7 +120,7 @@ class Intents:
         return self._db.read(read)
 
     def patch(self, caller: PrincipalCaller, intent_id: str, patch: IntentPatch) -> JSONBody:
-        def txn(conn: Connection) -> JSONBody:
+        def txn(conn: Connection) -> rows.IntentRow:
             row = _own(conn, caller, intent_id, Action.WRITE, lock=True)
             current = IntentInput.model_validate(row.members)
             merged = rules.patched(current, patch)
@@ -113,14 +133,29 @@ class Intents:
             status = patch.status or row.status
             changed = rules.changed(current, merged) + (("status",) if status != row.status else ())
             if not changed:
-                return {"intent": _view(row)}
+                return row
             now = format_time(self._clock())
             members = rules.stored(merged)
             revision = rows.revise_intent(conn, intent_id, members, status, changed, now)
             self.hooks.edited(conn, intent_id, changed, revision)
-            return {"intent": _view(_found(rows.find_intent(conn, intent_id)))}
+            return _found(rows.find_intent(conn, intent_id))
 
-        return self._db.write(txn)
+        return self._write(txn)
+
+    # -- discovery ---------------------------------------------------------------------------
+
+    def discover(self, caller: PrincipalCaller, intent_id: str, body: DiscoverInput) -> JSONBody:
+        """The candidates of an active, non-private intent of the caller's (spec, Discovery)."""
+
+        def read(conn: Connection) -> JSONBody:
+            row = _own(conn, caller, intent_id, Action.READ)
+            _invalid_unless(not (problems := discover_problems(body)), problems)
+            if (refusal := may_discover(row.members["visibility"], row.status)) is not None:
+                raise Refused(refusal)
+            limit = DEFAULT_LIMIT if body.limit is None else body.limit
+            return {"candidates": self.index.candidates(conn, intent_id, body.query, limit)}
+
+        return self._db.read(read)
 
     # -- chat ------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from accord.app.events import Events
+from accord.app.index import IntentIndex
 from accord.app.intents import Intents
 from accord.app.keys import KeyService
 from accord.app.merchants import Merchants
@@ -59,7 +60,8 @@ class Accord:
         )
         self.merchants = Merchants(self.db, settings, clock=clock)
         self.principals = Principals(self.db, clock=clock)
-        self.intents = Intents(self.db, clock=clock)
+        self.index = IntentIndex(self.db, mutual_threshold=settings.mutual_threshold)
+        self.intents = Intents(self.db, clock=clock, index=self.index)
         self.rooms = Rooms(self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings)
         self.sessions = Sessions(
             self.negotiations,

@@ -358,6 +358,18 @@ class Networks(Described):
     networks: list[Network]
 
 
+class Candidate(Described):
+    intent_id: str
+    score: float = Field(description="0..1, rounded to 4 decimals.")
+    mutual: bool
+    constraint_fit: bool | None = Field(description="Only when mutual and not incognito.")
+    statement: str | None = Field(None, description="Only when mutual and not incognito.")
+
+
+class Candidates(Described):
+    candidates: list[Candidate] = Field(description="Best first, ties by intent_id.")
+
+
 # -- the server --------------------------------------------------------------------------
 
 

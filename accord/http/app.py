@@ -43,6 +43,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         app.state.sessions = accord.sessions
         app.state.principals = accord.principals
         app.state.events = accord.events
+        accord.index.load()  # discovery is ready before the first request
         stop = threading.Event()
         sweeper = threading.Thread(
             target=_sweep_forever,

@@ -147,6 +147,9 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
         {201: answers.ChatPosted}, frozenset({C.INTENT_INACTIVE})
     ),
     "GET /api/intents/{intent_id}/chat": Operation({200: answers.ChatMessages}),
+    "POST /api/intents/{intent_id}/discover": Operation(
+        {200: answers.Candidates}, frozenset({C.INTENT_INACTIVE})
+    ),
     "POST /api/networks": Operation({201: answers.NetworkCreated}),
     "GET /api/networks": Operation({200: answers.Networks}),
     "POST /api/networks/join": Operation({200: answers.Network}, frozenset({C.NOT_FOUND})),

@@ -79,6 +79,7 @@ MATRIX: Final[dict[str, Expected]] = {
     "PATCH /api/intents/{intent_id}": PRINCIPAL_OWNER,
     "POST /api/intents/{intent_id}/chat": PRINCIPAL,
     "GET /api/intents/{intent_id}/chat": PRINCIPAL,
+    "POST /api/intents/{intent_id}/discover": PRINCIPAL,
     "POST /api/networks": PRINCIPAL_OWNER,
     "GET /api/networks": PRINCIPAL,
     "POST /api/networks/join": PRINCIPAL_OWNER,

@@ -71,6 +71,11 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
         ("room_owner", "forbidden"),
     ),
     ("GET", INTENT + "/chat"): (("nobody", "unauthenticated"), ("other_principal", "not_found")),
+    ("POST", INTENT + "/discover"): (
+        ("nobody", "unauthenticated"),
+        ("other_principal", "not_found"),
+        ("room_owner", "forbidden"),
+    ),
     ("POST", "/api/networks"): (("nobody", "unauthenticated"), ("principal_agent", "forbidden")),
     ("GET", "/api/networks"): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
     ("POST", "/api/networks/join"): (
