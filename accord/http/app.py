@@ -20,6 +20,7 @@ from accord.http import (
     limits,
     merchants,
     openapi,
+    opportunities,
     principals,
     rooms,
     sessions,
@@ -75,6 +76,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     app.include_router(sessions.router)
     app.include_router(principals.router)
     app.include_router(intents.router)
+    app.include_router(opportunities.router)
     app.include_router(ucp.create_router(settings))
     app.include_router(invite_page.create_router(settings))
 

@@ -150,6 +150,16 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
     "POST /api/intents/{intent_id}/discover": Operation(
         {200: answers.Candidates}, frozenset({C.INTENT_INACTIVE})
     ),
+    "POST /api/intents/{intent_id}/opportunities": Operation(
+        {200: answers.OpenedOpportunities}, frozenset({C.INTENT_INACTIVE})
+    ),
+    "GET /api/opportunities": Operation({200: answers.Opportunities}),
+    "GET /api/opportunities/{opportunity_id}": Operation(
+        {200: answers.SeatOpportunity}, frozenset({C.NOT_FOUND, C.NOT_A_SEAT})
+    ),
+    "GET /api/opportunities/{opportunity_id}/negotiation": Operation(
+        {200: answers.SeatNegotiation}, frozenset({C.NOT_FOUND, C.NOT_A_SEAT})
+    ),
     "POST /api/networks": Operation({201: answers.NetworkCreated}),
     "GET /api/networks": Operation({200: answers.Networks}),
     "POST /api/networks/join": Operation({200: answers.Network}, frozenset({C.NOT_FOUND})),

@@ -80,6 +80,10 @@ MATRIX: Final[dict[str, Expected]] = {
     "POST /api/intents/{intent_id}/chat": PRINCIPAL,
     "GET /api/intents/{intent_id}/chat": PRINCIPAL,
     "POST /api/intents/{intent_id}/discover": PRINCIPAL,
+    "POST /api/intents/{intent_id}/opportunities": PRINCIPAL,
+    "GET /api/opportunities": PRINCIPAL,
+    "GET /api/opportunities/{opportunity_id}": PRINCIPAL,
+    "GET /api/opportunities/{opportunity_id}/negotiation": PRINCIPAL,
     "POST /api/networks": PRINCIPAL_OWNER,
     "GET /api/networks": PRINCIPAL,
     "POST /api/networks/join": PRINCIPAL_OWNER,
@@ -158,6 +162,7 @@ def test_who_may_call_what(
         confirmation_id="cnf_none",
         sku=credentials.sku,
         intent_id=credentials.intent_id,
+        opportunity_id=credentials.opportunity_id,
     )
     got = {}
     for kind in KINDS:

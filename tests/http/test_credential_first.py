@@ -21,6 +21,7 @@ from tests.sessions.conftest import POLICY
 ROOM: Final = "/v1/rooms/{room_id}"
 SESSION: Final = "/v1/sessions/{session_id}"
 INTENT: Final = "/api/intents/{intent_id}"
+OPPORTUNITY: Final = "/api/opportunities/{opportunity_id}"
 
 # Who asks: the wrong kind of credential for the route, or none.
 ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
@@ -75,6 +76,17 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
         ("nobody", "unauthenticated"),
         ("other_principal", "not_found"),
         ("room_owner", "forbidden"),
+    ),
+    ("POST", INTENT + "/opportunities"): (
+        ("nobody", "unauthenticated"),
+        ("other_principal", "not_found"),
+        ("room_owner", "forbidden"),
+    ),
+    ("GET", "/api/opportunities"): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
+    ("GET", OPPORTUNITY): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
+    ("GET", OPPORTUNITY + "/negotiation"): (
+        ("nobody", "unauthenticated"),
+        ("session_token", "forbidden"),
     ),
     ("POST", "/api/networks"): (("nobody", "unauthenticated"), ("principal_agent", "forbidden")),
     ("GET", "/api/networks"): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
@@ -189,6 +201,7 @@ class World:
             session_id=self.session_id,
             sku=POLICY["sku"],
             intent_id=self.intent_id,
+            opportunity_id="opp_none",
         )
 
 

@@ -1,0 +1,52 @@
+"""Opportunities over HTTP (spec/intro-api.md, Endpoints and Opportunities). Opening is a
+route on one of the caller's intents, found before the body is read; an opportunity's routes
+find it and the caller's seat in the service (`not_found`, then `not_a_seat`)."""
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+
+from accord.app.opportunities import Opportunities
+from accord.http.intents import IntentReader
+from accord.http.principals import Reader
+from accord.http.strict import StrictRoute
+from accord.protocols.intro.opportunities import OpenInput
+
+router = APIRouter(route_class=StrictRoute, tags=["opportunities"])
+
+
+def _opportunities(request: Request) -> Opportunities:
+    opportunities: Opportunities = request.app.state.accord.opportunities
+    return opportunities
+
+
+@router.post("/api/intents/{intent_id}/opportunities", summary="Open opportunities with candidates")
+def open_opportunities(
+    intent_id: str, body: OpenInput, request: Request, caller: IntentReader
+) -> dict[str, Any]:
+    return _opportunities(request).open(caller, intent_id, body)
+
+
+@router.get("/api/opportunities", summary="The opportunities you hold a seat in, newest first")
+def list_opportunities(
+    request: Request,
+    caller: Reader,
+    status: Annotated[str | None, Query(description="Only those with this status.")] = None,
+    intent_id: Annotated[
+        str | None, Query(description="Only those of this intent of yours.")
+    ] = None,
+) -> dict[str, Any]:
+    return _opportunities(request).list_seated(caller, status, intent_id)
+
+
+@router.get("/api/opportunities/{opportunity_id}", summary="One of your opportunities")
+def get_opportunity(opportunity_id: str, request: Request, caller: Reader) -> dict[str, Any]:
+    return _opportunities(request).get(caller, opportunity_id)
+
+
+@router.get(
+    "/api/opportunities/{opportunity_id}/negotiation",
+    summary="The negotiation, as your seat sees it",
+)
+def get_negotiation(opportunity_id: str, request: Request, caller: Reader) -> dict[str, Any]:
+    return _opportunities(request).negotiation(caller, opportunity_id)
