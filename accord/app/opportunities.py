@@ -8,8 +8,9 @@ principal. A candidate the opener may not open is `not_found`, one message for e
 and the call opens nothing.
 """
 
+import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Final
 
@@ -19,18 +20,21 @@ from sqlalchemy.exc import IntegrityError
 from accord.app.identity import PrincipalCaller
 from accord.app.index import IntentIndex
 from accord.app.intents import check_may, invalid_unless, own_intent
-from accord.app.negotiations import Negotiations
+from accord.app.negotiations import Answer, Loaded, Move, Negotiations, encode, request_hash
 from accord.app.principals import Action
 from accord.app.tokens import new_id
+from accord.core.protocol import Decision
 from accord.core.refusals import RefusalCode, Refused, refuse
 from accord.core.times import format_time
 from accord.protocols.intro.decide import open_negotiation
+from accord.protocols.intro.moves import TurnRequest
 from accord.protocols.intro.opportunities import OpenInput, may_discover, open_problems
-from accord.protocols.intro.state import Checks, IntroState, Seat
+from accord.protocols.intro.state import Actor, Checks, IntroState, Key, Outcome, Seat
 from accord.protocols.intro.table import IntroTable
 from accord.protocols.intro.views import CounterpartyIntent, counterparty, layers, negotiation_view
 from accord.store import intents as intent_rows
 from accord.store import opportunities as rows
+from accord.store import principals as principal_rows
 from accord.store.opportunities import OpportunityRow
 
 JSONBody = dict[str, Any]
@@ -208,23 +212,84 @@ class Opportunities:
         """not_found → not_a_seat → the key's level, then both intents and the negotiation."""
 
         def read(conn: Connection) -> Seated:
-            row = rows.find_opportunity(conn, opportunity_id)
-            if row is None:
-                raise refuse(RefusalCode.NOT_FOUND, NOT_FOUND)
-            seat = seat_of(row, caller.principal_id)
-            if seat is None:
-                raise refuse(
-                    RefusalCode.NOT_A_SEAT,
-                    "You hold no seat of this opportunity; GET /api/opportunities lists yours.",
-                )
+            seated = self._seated(conn, caller, opportunity_id)
             check_may(conn, caller, action)
-            mine = intent_rows.find_intent(conn, intent_of(row, seat))
-            theirs = intent_rows.find_intent(conn, intent_of(row, seat.other))
-            assert mine is not None and theirs is not None, "an opportunity's intents stay"
-            state = self._kernel.load(conn, self._table, row.negotiation_id)
-            return Seated(row, seat, mine, theirs, state)
+            return seated
 
         return self._kernel.read(read)
+
+    def _seated(self, conn: Connection, caller: PrincipalCaller, opportunity_id: str) -> Seated:
+        row, seat = _seated_row(conn, caller, opportunity_id)
+        mine = intent_rows.find_intent(conn, intent_of(row, seat))
+        theirs = intent_rows.find_intent(conn, intent_of(row, seat.other))
+        assert mine is not None and theirs is not None, "an opportunity's intents stay"
+        state = self._kernel.load(conn, self._table, row.negotiation_id)
+        return Seated(row, seat, mine, theirs, state)
+
+    def find(self, caller: PrincipalCaller, opportunity_id: str, action: Action) -> None:
+        """not_found → not_a_seat → forbidden, before a body is read: an owner key never takes
+        turns (an agent other than the selected one is told later, `executor_changed`)."""
+
+        def read(conn: Connection) -> None:
+            _seated_row(conn, caller, opportunity_id)
+            if action is Action.TAKE_TURNS and caller.level == "owner":
+                check_may(conn, caller, action)
+
+        self._kernel.read(read)
+
+    def turn(self, caller: PrincipalCaller, opportunity_id: str, request: TurnRequest) -> JSONBody:
+        """A seat's turn through the kernel (the protocol's check order); an agreement makes
+        the opportunity `pending` in the same transaction."""
+        after: list[Seated] = []
+
+        def authorize(conn: Connection) -> tuple[Seated, Actor]:
+            seated = self._seated(conn, caller, opportunity_id)
+            selected = principal_rows.selected_agent(conn, caller.principal_id)
+            kind = (
+                Key.OWNER
+                if caller.level == "owner"
+                else Key.SELECTED_AGENT
+                if caller.agent_id == selected
+                else Key.OTHER_AGENT
+            )
+            active = seated.mine.status == "active" and seated.theirs.status == "active"
+            return seated, Actor(seated.seat, kind, intents_active=active)
+
+        def answer(loaded: Loaded[IntroState], _decision: Decision, who: Any) -> Answer:
+            seated = replace(who[0], state=loaded.state)
+            after.append(seated)
+            return Answer(200, encode(seated_views(seated)))
+
+        message_id = request.message_id
+        move: Move[IntroState, tuple[Seated, Actor]] = Move(
+            authorize=authorize,
+            party=lambda who: str(who[1].seat),
+            actor=lambda who: who[1],
+            move=request,
+            answer=answer,
+            message_id=message_id,
+            request_hash=(
+                request_hash(request.model_dump(mode="json", exclude_none=True))
+                if message_id is not None
+                else ""
+            ),
+        )
+        negotiation_id = self._kernel.read(
+            lambda conn: _seated_row(conn, caller, opportunity_id)[0].negotiation_id
+        )
+        inner = self._kernel.move(self._table, negotiation_id, move)
+
+        def txn(conn: Connection) -> Answer | Refused:
+            result = inner(conn)
+            if after and after[-1].state.outcome is Outcome.AGREED:
+                row = after[-1].row
+                if row.status == "negotiating":
+                    rows.set_status(conn, row.id, "pending", format_time(self._clock()))
+            return result
+
+        answered = self._kernel.write(txn)
+        body: JSONBody = json.loads(answered.text)
+        return body
 
     def get(self, caller: PrincipalCaller, opportunity_id: str) -> JSONBody:
         seated = self.seated(caller, opportunity_id, Action.READ)
@@ -232,6 +297,21 @@ class Opportunities:
 
     def negotiation(self, caller: PrincipalCaller, opportunity_id: str) -> JSONBody:
         return seated_views(self.seated(caller, opportunity_id, Action.READ))
+
+
+def _seated_row(
+    conn: Connection, caller: PrincipalCaller, opportunity_id: str
+) -> tuple[OpportunityRow, Seat]:
+    row = rows.find_opportunity(conn, opportunity_id)
+    if row is None:
+        raise refuse(RefusalCode.NOT_FOUND, NOT_FOUND)
+    seat = seat_of(row, caller.principal_id)
+    if seat is None:
+        raise refuse(
+            RefusalCode.NOT_A_SEAT,
+            "You hold no seat of this opportunity; GET /api/opportunities lists yours.",
+        )
+    return row, seat
 
 
 def _seat(row: OpportunityRow, caller: PrincipalCaller) -> Seat:

@@ -13,7 +13,16 @@ from pydantic import BaseModel
 from starlette.routing import BaseRoute
 
 from accord.core.refusals import RefusalCode as C
-from accord.http import answers, auth, intents, merchants, principals, rooms, sessions
+from accord.http import (
+    answers,
+    auth,
+    intents,
+    merchants,
+    opportunities,
+    principals,
+    rooms,
+    sessions,
+)
 from accord.protocols.arbitrated.moves import HandoffRequest
 from accord.protocols.rooms.views import RoomView
 
@@ -55,6 +64,7 @@ BY_DEPENDENCY: Final[Mapping[Callable[..., Any], Codes]] = {
     principals.owner: _KEY | {C.EXECUTOR_CHANGED},
     intents.intent_reader: _KEY | {C.NOT_FOUND},
     intents.intent_owner: _KEY | {C.NOT_FOUND},
+    opportunities.turn_taker: _KEY | {C.NOT_FOUND, C.NOT_A_SEAT},
 }
 """What a credential dependency refuses (a rate limit comes with every credential)."""
 
@@ -159,6 +169,23 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
     ),
     "GET /api/opportunities/{opportunity_id}/negotiation": Operation(
         {200: answers.SeatNegotiation}, frozenset({C.NOT_FOUND, C.NOT_A_SEAT})
+    ),
+    "POST /api/opportunities/{opportunity_id}/negotiation/turns": Operation(
+        {200: answers.SeatNegotiation},
+        frozenset(
+            {
+                C.MESSAGE_ID_REUSED,
+                C.SETTLED,
+                C.INTENT_INACTIVE,
+                C.ROUND_OVER,
+                C.NEEDS_PRINCIPAL,
+                C.EXECUTOR_CHANGED,
+                C.NOT_YOUR_TURN,
+                C.RACED,
+                C.MOVE_NOT_ALLOWED,
+                C.REPEATED_MESSAGE,
+            }
+        ),
     ),
     "POST /api/networks": Operation({201: answers.NetworkCreated}),
     "GET /api/networks": Operation({200: answers.Networks}),

@@ -4,12 +4,16 @@ find it and the caller's seat in the service (`not_found`, then `not_a_seat`).""
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 
+from accord.app.identity import PrincipalCaller
 from accord.app.opportunities import Opportunities
+from accord.app.principals import Action, Principals
+from accord.http.auth import ApiKey
 from accord.http.intents import IntentReader
 from accord.http.principals import Reader
 from accord.http.strict import StrictRoute
+from accord.protocols.intro.moves import TurnRequest
 from accord.protocols.intro.opportunities import OpenInput
 
 router = APIRouter(route_class=StrictRoute, tags=["opportunities"])
@@ -18,6 +22,17 @@ router = APIRouter(route_class=StrictRoute, tags=["opportunities"])
 def _opportunities(request: Request) -> Opportunities:
     opportunities: Opportunities = request.app.state.accord.opportunities
     return opportunities
+
+
+def turn_taker(request: Request, key: ApiKey, opportunity_id: str) -> PrincipalCaller:
+    """not_found → not_a_seat → forbidden (an owner key), before the body is read."""
+    principals: Principals = request.app.state.accord.principals
+    caller = principals.authorize(key, Action.READ)
+    _opportunities(request).find(caller, opportunity_id, Action.TAKE_TURNS)
+    return caller
+
+
+TurnTaker = Annotated[PrincipalCaller, Depends(turn_taker)]
 
 
 @router.post("/api/intents/{intent_id}/opportunities", summary="Open opportunities with candidates")
@@ -50,3 +65,13 @@ def get_opportunity(opportunity_id: str, request: Request, caller: Reader) -> di
 )
 def get_negotiation(opportunity_id: str, request: Request, caller: Reader) -> dict[str, Any]:
     return _opportunities(request).negotiation(caller, opportunity_id)
+
+
+@router.post(
+    "/api/opportunities/{opportunity_id}/negotiation/turns",
+    summary="Take your seat's turn (the selected agent's key)",
+)
+def take_turn(
+    opportunity_id: str, body: TurnRequest, request: Request, caller: TurnTaker
+) -> dict[str, Any]:
+    return _opportunities(request).turn(caller, opportunity_id, body)

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Row, insert, or_, select
+from sqlalchemy import Connection, Row, insert, or_, select, update
 
 from accord.store.tables import opportunities
 
@@ -65,3 +65,11 @@ def seat_opportunities(
     if status is not None:
         query = query.where(opportunities.c.status == status)
     return [_row(row) for row in conn.execute(query.order_by(opportunities.c.serial.desc()))]
+
+
+def set_status(conn: Connection, opportunity_id: str, status: str, now: str) -> None:
+    conn.execute(
+        update(opportunities)
+        .where(opportunities.c.id == opportunity_id)
+        .values(status=status, updated_at=now)
+    )

@@ -46,6 +46,7 @@ MERCHANT_ANY: Final = row(403, publishable=OK, secret=OK, rival_secret=OK)
 MERCHANT_SECRET: Final = row(403, publishable=403, secret=OK, rival_secret=OK)
 PRINCIPAL: Final = row(403, principal_owner=OK, principal_agent=OK)
 PRINCIPAL_OWNER: Final = row(403, principal_owner=OK)
+PRINCIPAL_AGENT: Final = row(403, principal_agent=OK)
 
 MATRIX: Final[dict[str, Expected]] = {
     "POST /v1/rooms": PUBLIC,
@@ -84,6 +85,7 @@ MATRIX: Final[dict[str, Expected]] = {
     "GET /api/opportunities": PRINCIPAL,
     "GET /api/opportunities/{opportunity_id}": PRINCIPAL,
     "GET /api/opportunities/{opportunity_id}/negotiation": PRINCIPAL,
+    "POST /api/opportunities/{opportunity_id}/negotiation/turns": PRINCIPAL_AGENT,
     "POST /api/networks": PRINCIPAL_OWNER,
     "GET /api/networks": PRINCIPAL,
     "POST /api/networks/join": PRINCIPAL_OWNER,

@@ -88,6 +88,11 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
         ("nobody", "unauthenticated"),
         ("session_token", "forbidden"),
     ),
+    ("POST", OPPORTUNITY + "/negotiation/turns"): (
+        ("nobody", "unauthenticated"),
+        ("room_owner", "forbidden"),
+        ("other_principal", "not_found"),
+    ),
     ("POST", "/api/networks"): (("nobody", "unauthenticated"), ("principal_agent", "forbidden")),
     ("GET", "/api/networks"): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
     ("POST", "/api/networks/join"): (
