@@ -27,8 +27,15 @@ from accord.core.protocol import Decision
 from accord.core.refusals import RefusalCode, Refused, refuse
 from accord.core.times import format_time
 from accord.protocols.intro.decide import open_negotiation
-from accord.protocols.intro.moves import TurnRequest
-from accord.protocols.intro.opportunities import OpenInput, may_discover, open_problems
+from accord.protocols.intro.moves import Close, TurnRequest
+from accord.protocols.intro.opportunities import (
+    DecisionInput,
+    OpenInput,
+    decided_status,
+    decision_problems,
+    may_discover,
+    open_problems,
+)
 from accord.protocols.intro.state import Actor, Checks, IntroState, Key, Outcome, Seat
 from accord.protocols.intro.table import IntroTable
 from accord.protocols.intro.views import CounterpartyIntent, counterparty, layers, negotiation_view
@@ -232,7 +239,7 @@ class Opportunities:
 
         def read(conn: Connection) -> None:
             _seated_row(conn, caller, opportunity_id)
-            if action is Action.TAKE_TURNS and caller.level == "owner":
+            if action is not Action.TAKE_TURNS or caller.level == "owner":
                 check_may(conn, caller, action)
 
         self._kernel.read(read)
@@ -290,6 +297,38 @@ class Opportunities:
         answered = self._kernel.write(txn)
         body: JSONBody = json.loads(answered.text)
         return body
+
+    def decide(self, caller: PrincipalCaller, opportunity_id: str, body: DecisionInput) -> JSONBody:
+        """A person's own decision, any time before the opportunity is final: while the agents
+        talk it settles their negotiation `closed` (`decided`) first."""
+
+        def txn(conn: Connection) -> JSONBody:
+            found, _ = _seated_row(conn, caller, opportunity_id)
+            check_may(conn, caller, Action.WRITE)
+            invalid_unless(not (problems := decision_problems(body)), problems)
+            loaded = self._kernel.lock(conn, self._table, found.negotiation_id)
+            row, seat = _seated_row(conn, caller, opportunity_id)  # as of the lock
+            if row.status in FINAL:
+                raise refuse(
+                    RefusalCode.OPPORTUNITY_FINAL,
+                    f"This opportunity is {row.status}, which is final.",
+                )
+            decisions = {
+                Seat.INITIATOR: row.initiator_decision,
+                Seat.RESPONDER: row.responder_decision,
+            }
+            if body.status == "accepted" and decisions[seat] == "accepted":
+                return opportunity_view(row, seat)  # repeating an acceptance changes nothing
+            if not loaded.state.is_settled:
+                closed = self._kernel.decide(conn, self._table, loaded, Close("decided"), None)
+                assert not isinstance(closed, Refused), "an open negotiation always closes"
+            status = decided_status(body.status, decisions[seat.other])
+            now = format_time(self._clock())
+            rows.set_decision(conn, row.id, str(seat), body.status, status, now)
+            decided, _ = _seated_row(conn, caller, opportunity_id)
+            return opportunity_view(decided, seat)
+
+        return {"opportunity": self._kernel.write(txn)}
 
     def get(self, caller: PrincipalCaller, opportunity_id: str) -> JSONBody:
         seated = self.seated(caller, opportunity_id, Action.READ)

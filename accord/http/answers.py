@@ -392,6 +392,10 @@ class Opportunity(Described):
     updated_at: str = Field(description="RFC 3339.")
 
 
+class OpportunityAnswer(Described):
+    opportunity: Opportunity
+
+
 class OpenedOpportunity(Opportunity):
     created: bool = Field(description="False when the pair was opened before, from either side.")
 

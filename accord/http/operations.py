@@ -65,6 +65,7 @@ BY_DEPENDENCY: Final[Mapping[Callable[..., Any], Codes]] = {
     intents.intent_reader: _KEY | {C.NOT_FOUND},
     intents.intent_owner: _KEY | {C.NOT_FOUND},
     opportunities.turn_taker: _KEY | {C.NOT_FOUND, C.NOT_A_SEAT},
+    opportunities.decider: _KEY | {C.NOT_FOUND, C.NOT_A_SEAT},
 }
 """What a credential dependency refuses (a rate limit comes with every credential)."""
 
@@ -169,6 +170,9 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
     ),
     "GET /api/opportunities/{opportunity_id}/negotiation": Operation(
         {200: answers.SeatNegotiation}, frozenset({C.NOT_FOUND, C.NOT_A_SEAT})
+    ),
+    "PATCH /api/opportunities/{opportunity_id}/status": Operation(
+        {200: answers.OpportunityAnswer}, frozenset({C.OPPORTUNITY_FINAL})
     ),
     "POST /api/opportunities/{opportunity_id}/negotiation/turns": Operation(
         {200: answers.SeatNegotiation},

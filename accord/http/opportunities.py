@@ -14,7 +14,7 @@ from accord.http.intents import IntentReader
 from accord.http.principals import Reader
 from accord.http.strict import StrictRoute
 from accord.protocols.intro.moves import TurnRequest
-from accord.protocols.intro.opportunities import OpenInput
+from accord.protocols.intro.opportunities import DecisionInput, OpenInput
 
 router = APIRouter(route_class=StrictRoute, tags=["opportunities"])
 
@@ -32,7 +32,16 @@ def turn_taker(request: Request, key: ApiKey, opportunity_id: str) -> PrincipalC
     return caller
 
 
+def decider(request: Request, key: ApiKey, opportunity_id: str) -> PrincipalCaller:
+    """not_found → not_a_seat → forbidden (an agent key), before the body is read."""
+    principals: Principals = request.app.state.accord.principals
+    caller = principals.authorize(key, Action.READ)
+    _opportunities(request).find(caller, opportunity_id, Action.WRITE)
+    return caller
+
+
 TurnTaker = Annotated[PrincipalCaller, Depends(turn_taker)]
+Decider = Annotated[PrincipalCaller, Depends(decider)]
 
 
 @router.post("/api/intents/{intent_id}/opportunities", summary="Open opportunities with candidates")
@@ -75,3 +84,10 @@ def take_turn(
     opportunity_id: str, body: TurnRequest, request: Request, caller: TurnTaker
 ) -> dict[str, Any]:
     return _opportunities(request).turn(caller, opportunity_id, body)
+
+
+@router.patch("/api/opportunities/{opportunity_id}/status", summary="Decide on it (the owner key)")
+def decide(
+    opportunity_id: str, body: DecisionInput, request: Request, caller: Decider
+) -> dict[str, Any]:
+    return _opportunities(request).decide(caller, opportunity_id, body)

@@ -73,3 +73,14 @@ def set_status(conn: Connection, opportunity_id: str, status: str, now: str) -> 
         .where(opportunities.c.id == opportunity_id)
         .values(status=status, updated_at=now)
     )
+
+
+def set_decision(
+    conn: Connection, opportunity_id: str, seat: str, decision: str, status: str, now: str
+) -> None:
+    """A seat's latest decision, and the status it makes."""
+    conn.execute(
+        update(opportunities)
+        .where(opportunities.c.id == opportunity_id)
+        .values({f"{seat}_decision": decision, "status": status, "updated_at": now})
+    )

@@ -86,6 +86,7 @@ MATRIX: Final[dict[str, Expected]] = {
     "GET /api/opportunities/{opportunity_id}": PRINCIPAL,
     "GET /api/opportunities/{opportunity_id}/negotiation": PRINCIPAL,
     "POST /api/opportunities/{opportunity_id}/negotiation/turns": PRINCIPAL_AGENT,
+    "PATCH /api/opportunities/{opportunity_id}/status": PRINCIPAL_OWNER,
     "POST /api/networks": PRINCIPAL_OWNER,
     "GET /api/networks": PRINCIPAL,
     "POST /api/networks/join": PRINCIPAL_OWNER,

@@ -88,6 +88,11 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
         ("nobody", "unauthenticated"),
         ("session_token", "forbidden"),
     ),
+    ("PATCH", OPPORTUNITY + "/status"): (
+        ("nobody", "unauthenticated"),
+        ("room_owner", "forbidden"),
+        ("other_principal", "not_found"),
+    ),
     ("POST", OPPORTUNITY + "/negotiation/turns"): (
         ("nobody", "unauthenticated"),
         ("room_owner", "forbidden"),

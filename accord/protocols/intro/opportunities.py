@@ -18,6 +18,7 @@ DEFAULT_LIMIT: Final = 10
 CANDIDATES_MAX: Final = 30
 CONTEXT_LIMIT: Final = 2000
 PRIVATE_INTENT: Final = "private_intent"
+DECISIONS: Final = ("accepted", "rejected", "expired")
 
 
 class Strict(BaseModel):
@@ -36,6 +37,24 @@ class OpenInput(Strict):
     context: str | None = Field(
         None, description="At most 2,000 characters: a private note for your own agent."
     )
+
+
+class DecisionInput(Strict):
+    status: str = Field(description="accepted, rejected or expired: your own decision.")
+
+
+def decision_problems(body: DecisionInput) -> dict[str, str]:
+    if body.status in DECISIONS:
+        return {}
+    return {"status": f"one of {', '.join(DECISIONS)}"}
+
+
+def decided_status(decision: str, theirs: str | None) -> str:
+    """The opportunity's status after a person's decision on one that is not final: an
+    acceptance is `pending` until the other person accepted too (spec, Decisions)."""
+    if decision != "accepted":
+        return decision
+    return "accepted" if theirs == "accepted" else "pending"
 
 
 def discover_problems(body: DiscoverInput) -> dict[str, str]:
