@@ -16,6 +16,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
 from accord.app.identity import PrincipalCaller
+from accord.app.index import IntentIndex
 from accord.app.principals import Action, may
 from accord.app.tokens import hash_token, new_id, new_token
 from accord.core.refusals import RefusalCode, Refused, refuse
@@ -27,6 +28,12 @@ from accord.protocols.intro.intents import (
     IntentPatch,
     JoinInput,
     NetworkInput,
+)
+from accord.protocols.intro.opportunities import (
+    DEFAULT_LIMIT,
+    DiscoverInput,
+    discover_problems,
+    may_discover,
 )
 from accord.store import intents as rows
 from accord.store import principals as principal_rows
@@ -63,49 +70,62 @@ class IntentHooks:
 
 class Intents:
     def __init__(
-        self, db: Database, *, clock: Callable[[], datetime], hooks: IntentHooks = IntentHooks()
+        self,
+        db: Database,
+        *,
+        clock: Callable[[], datetime],
+        index: IntentIndex,
+        hooks: IntentHooks = IntentHooks(),
     ) -> None:
         self._db = db
         self._clock = clock
+        self.index = index
         self.hooks = hooks
+
+    def _write(self, txn: Callable[[Connection], rows.IntentRow]) -> JSONBody:
+        """The one way an intent is written: once the write is durable, discovery takes the
+        intent as it now is."""
+        row = self._db.write(txn)
+        self.index.update(row)
+        return {"intent": _view(row)}
 
     # -- intents ---------------------------------------------------------------------------
 
     def create(self, caller: PrincipalCaller, body: IntentInput) -> JSONBody:
-        def txn(conn: Connection) -> JSONBody:
-            _may(conn, caller, Action.WRITE)
-            _invalid_unless(not (problems := rules.intent_problems(body)), problems)
+        def txn(conn: Connection) -> rows.IntentRow:
+            check_may(conn, caller, Action.WRITE)
+            invalid_unless(not (problems := rules.intent_problems(body)), problems)
             _check_networks(conn, caller, body.networks)
             intent_id, now = new_id("int"), format_time(self._clock())
             rows.insert_intent(conn, intent_id, caller.principal_id, rules.stored(body), now)
-            return {"intent": _view(_found(rows.find_intent(conn, intent_id)))}
+            return _found(rows.find_intent(conn, intent_id))
 
-        return self._db.write(txn)
+        return self._write(txn)
 
     def list_own(self, caller: PrincipalCaller) -> JSONBody:
         def read(conn: Connection) -> JSONBody:
-            _may(conn, caller, Action.READ)
+            check_may(conn, caller, Action.READ)
             return {"intents": [_view(row) for row in rows.own_intents(conn, caller.principal_id)]}
 
         return self._db.read(read)
 
     def find(self, caller: PrincipalCaller, intent_id: str, action: Action) -> None:
         """not_found → forbidden, before a body is read."""
-        self._db.read(lambda conn: _own(conn, caller, intent_id, action))
+        self._db.read(lambda conn: own_intent(conn, caller, intent_id, action))
 
     def get(self, caller: PrincipalCaller, intent_id: str) -> JSONBody:
         def read(conn: Connection) -> JSONBody:
-            return {"intent": _view(_own(conn, caller, intent_id, Action.READ))}
+            return {"intent": _view(own_intent(conn, caller, intent_id, Action.READ))}
 
         return self._db.read(read)
 
     def patch(self, caller: PrincipalCaller, intent_id: str, patch: IntentPatch) -> JSONBody:
-        def txn(conn: Connection) -> JSONBody:
-            row = _own(conn, caller, intent_id, Action.WRITE, lock=True)
+        def txn(conn: Connection) -> rows.IntentRow:
+            row = own_intent(conn, caller, intent_id, Action.WRITE, lock=True)
             current = IntentInput.model_validate(row.members)
             merged = rules.patched(current, patch)
             problems = rules.patch_problems(patch) or rules.intent_problems(merged)
-            _invalid_unless(not problems, problems)
+            invalid_unless(not problems, problems)
             if patch.networks is not None:
                 _check_networks(conn, caller, merged.networks)
             if (refusal := rules.editable(row.status)) is not None:
@@ -113,22 +133,37 @@ class Intents:
             status = patch.status or row.status
             changed = rules.changed(current, merged) + (("status",) if status != row.status else ())
             if not changed:
-                return {"intent": _view(row)}
+                return row
             now = format_time(self._clock())
             members = rules.stored(merged)
             revision = rows.revise_intent(conn, intent_id, members, status, changed, now)
             self.hooks.edited(conn, intent_id, changed, revision)
-            return {"intent": _view(_found(rows.find_intent(conn, intent_id)))}
+            return _found(rows.find_intent(conn, intent_id))
 
-        return self._db.write(txn)
+        return self._write(txn)
+
+    # -- discovery ---------------------------------------------------------------------------
+
+    def discover(self, caller: PrincipalCaller, intent_id: str, body: DiscoverInput) -> JSONBody:
+        """The candidates of an active, non-private intent of the caller's (spec, Discovery)."""
+
+        def read(conn: Connection) -> JSONBody:
+            row = own_intent(conn, caller, intent_id, Action.READ)
+            invalid_unless(not (problems := discover_problems(body)), problems)
+            if (refusal := may_discover(row.members["visibility"], row.status)) is not None:
+                raise Refused(refusal)
+            limit = DEFAULT_LIMIT if body.limit is None else body.limit
+            return {"candidates": self.index.candidates(conn, intent_id, body.query, limit)}
+
+        return self._db.read(read)
 
     # -- chat ------------------------------------------------------------------------------
 
     def post_message(self, caller: PrincipalCaller, intent_id: str, body: ChatInput) -> JSONBody:
         def txn(conn: Connection) -> JSONBody:
-            row = _own(conn, caller, intent_id, Action.READ, lock=True)
+            row = own_intent(conn, caller, intent_id, Action.READ, lock=True)
             problem = rules.text_problem(body.message, rules.MESSAGE_LIMIT)
-            _invalid_unless(problem is None, {"message": problem})
+            invalid_unless(problem is None, {"message": problem})
             if (refusal := rules.editable(row.status)) is not None:
                 raise Refused(refusal)
             message_id, now = new_id("msg"), format_time(self._clock())
@@ -153,11 +188,11 @@ class Intents:
 
     def messages(self, caller: PrincipalCaller, intent_id: str, after: str | None) -> JSONBody:
         def read(conn: Connection) -> JSONBody:
-            _own(conn, caller, intent_id, Action.READ)
+            own_intent(conn, caller, intent_id, Action.READ)
             serial = 0
             if after is not None:
                 found = rows.message_serial(conn, intent_id, after)
-                _invalid_unless(found is not None, {"after": "a message_id of this intent's chat"})
+                invalid_unless(found is not None, {"after": "a message_id of this intent's chat"})
                 serial = found or 0
             return {"messages": [_message(m) for m in rows.messages_after(conn, intent_id, serial)]}
 
@@ -169,9 +204,9 @@ class Intents:
         invite_code = new_token(INVITE_PREFIX)
 
         def txn(conn: Connection) -> JSONBody:
-            _may(conn, caller, Action.WRITE)
+            check_may(conn, caller, Action.WRITE)
             problem = rules.text_problem(body.name, rules.NETWORK_NAME_LIMIT)
-            _invalid_unless(problem is None, {"name": problem})
+            invalid_unless(problem is None, {"name": problem})
             network_id, now = new_id("net"), format_time(self._clock())
             creator = caller.principal_id
             rows.insert_network(conn, network_id, body.name, hash_token(invite_code), creator, now)
@@ -182,7 +217,7 @@ class Intents:
 
     def list_networks(self, caller: PrincipalCaller) -> JSONBody:
         def read(conn: Connection) -> JSONBody:
-            _may(conn, caller, Action.READ)
+            check_may(conn, caller, Action.READ)
             own = rows.own_networks(conn, caller.principal_id)
             return {"networks": [{"network_id": i, "name": name} for i, name in own]}
 
@@ -192,7 +227,7 @@ class Intents:
         """Joining again changes nothing, also when two joins race on PostgreSQL."""
 
         def txn(conn: Connection) -> JSONBody:
-            _may(conn, caller, Action.WRITE)
+            check_may(conn, caller, Action.WRITE)
             network = rows.network_by_invite(conn, hash_token(body.invite_code))
             if network is None:
                 raise refuse(
@@ -211,7 +246,7 @@ class Intents:
             return self._db.write(txn)
 
 
-def _may(conn: Connection, caller: PrincipalCaller, action: Action) -> None:
+def check_may(conn: Connection, caller: PrincipalCaller, action: Action) -> None:
     selected = principal_rows.selected_agent(conn, caller.principal_id)
     if (refusal := may(caller, action, selected_agent_id=selected)) is not None:
         raise Refused(refusal)
@@ -223,17 +258,17 @@ def _found(row: rows.IntentRow | None) -> rows.IntentRow:
     return row
 
 
-def _own(
+def own_intent(
     conn: Connection, caller: PrincipalCaller, intent_id: str, action: Action, *, lock: bool = False
 ) -> rows.IntentRow:
     row = rows.find_intent(conn, intent_id, lock=lock)
     if row is None or row.principal_id != caller.principal_id:
         raise refuse(RefusalCode.NOT_FOUND, NOT_FOUND)
-    _may(conn, caller, action)
+    check_may(conn, caller, action)
     return row
 
 
-def _invalid_unless(ok: bool, fields: Mapping[str, str | None]) -> None:
+def invalid_unless(ok: bool, fields: Mapping[str, str | None]) -> None:
     if not ok:
         named = {name: problem for name, problem in fields.items() if problem is not None}
         raise refuse(
@@ -245,7 +280,7 @@ def _invalid_unless(ok: bool, fields: Mapping[str, str | None]) -> None:
 
 def _check_networks(conn: Connection, caller: PrincipalCaller, network_ids: Sequence[str]) -> None:
     missing = set(network_ids) - rows.member_of(conn, caller.principal_id, network_ids)
-    _invalid_unless(
+    invalid_unless(
         not missing, {"networks": "networks you belong to (POST /api/networks/join joins one)"}
     )
 

@@ -6,10 +6,12 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from accord.app.events import Events
+from accord.app.index import IntentIndex
 from accord.app.intents import Intents
 from accord.app.keys import KeyService
 from accord.app.merchants import Merchants
 from accord.app.negotiations import Negotiations
+from accord.app.opportunities import Opportunities
 from accord.app.principals import Principals
 from accord.app.rooms import Rooms
 from accord.app.sessions import Sessions
@@ -17,6 +19,8 @@ from accord.app.settings import Settings
 from accord.core.protocol import Table
 from accord.protocols.arbitrated.state import PROTOCOL as ARBITRATED
 from accord.protocols.arbitrated.table import ArbitratedTable
+from accord.protocols.intro.state import PROTOCOL as INTRO
+from accord.protocols.intro.table import IntroTable
 from accord.protocols.registry import REGISTRY, TableFactory, build_tables
 from accord.protocols.rooms.state import PROTOCOL as ROOMS
 from accord.protocols.rooms.table import RoomsTable
@@ -59,7 +63,11 @@ class Accord:
         )
         self.merchants = Merchants(self.db, settings, clock=clock)
         self.principals = Principals(self.db, clock=clock)
-        self.intents = Intents(self.db, clock=clock)
+        self.index = IntentIndex(self.db, mutual_threshold=settings.mutual_threshold)
+        self.intents = Intents(self.db, clock=clock, index=self.index)
+        self.opportunities = Opportunities(
+            self.negotiations, cast(IntroTable, self.tables[INTRO]), self.index, clock=clock
+        )
         self.rooms = Rooms(self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings)
         self.sessions = Sessions(
             self.negotiations,

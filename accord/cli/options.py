@@ -138,6 +138,16 @@ KeepAliveTimeout = Annotated[
         help="Seconds an idle connection is kept open between requests.",
     ),
 ]
+MutualThreshold = Annotated[
+    float,
+    typer.Option(
+        "--mutual-threshold",
+        envvar="ACCORD_MUTUAL_THRESHOLD",
+        min=0.0,
+        max=1.0,
+        help="Both discovery scores of a pair at least this make it mutual.",
+    ),
+]
 Server = Annotated[
     str,
     typer.Option("--server", envvar="ACCORD_SERVER", help="The Accord server to talk to."),
@@ -172,6 +182,7 @@ _SETTING_OPTIONS: Final = (
     ("header_timeout", HeaderTimeout),
     ("body_timeout", BodyTimeout),
     ("keep_alive_timeout", KeepAliveTimeout),
+    ("mutual_threshold", MutualThreshold),
 )
 
 

@@ -108,6 +108,22 @@ class Discovery:
             and self.score(b.intent_id, a.intent_id) >= self.mutual_threshold
         )
 
+    def opening(
+        self, a_id: str, b_id: str, networks_of: NetworksOf | Mapping[str, frozenset[str]]
+    ) -> tuple[bool, bool] | None:
+        """`(mutual, constraint_fit)` of a pair `a` may open; None when `b` is not indexed, not
+        visible to a's principal, or `incognito` and not mutual (spec, Opportunities)."""
+        if a_id not in self._entries or b_id not in self._entries:
+            return None
+        lookup = networks_lookup(networks_of)
+        a, b = self._entries[a_id].doc, self._entries[b_id].doc
+        if not visible(b, a.principal_id, lookup(a.principal_id)):
+            return None
+        mutual = self._mutual(a, b, lookup, self.score(a_id, b_id))
+        if b.visibility == "incognito" and not mutual:
+            return None
+        return mutual, constraint_fit(a, b)
+
     def _ranked(self, a: _Entry) -> Iterator[tuple[float, str]]:
         """Every indexed intent with a lexical score above 0, best first, ties by intent_id.
 

@@ -358,6 +358,108 @@ class Networks(Described):
     networks: list[Network]
 
 
+class Candidate(Described):
+    intent_id: str
+    score: float = Field(description="0..1, rounded to 4 decimals.")
+    mutual: bool
+    constraint_fit: bool | None = Field(description="Only when mutual and not incognito.")
+    statement: str | None = Field(None, description="Only when mutual and not incognito.")
+
+
+class Candidates(Described):
+    candidates: list[Candidate] = Field(description="Best first, ties by intent_id.")
+
+
+IntroSeat = Literal["initiator", "responder"]
+Decision = Literal["accepted", "rejected", "expired"]
+LayerState = Literal["open", "closed"]
+
+
+class Decisions(Described):
+    yours: Decision | None
+    theirs: Decision | None = Field(description="Null until the opportunity is final.")
+
+
+class Opportunity(Described):
+    opportunity_id: str
+    status: Literal["negotiating", "pending", "accepted", "rejected", "expired"]
+    your_seat: IntroSeat
+    your_intent_id: str
+    negotiation_id: str
+    decisions: Decisions
+    context: str | None = Field(None, description="The opener's private note, to the opener only.")
+    created_at: str = Field(description="RFC 3339.")
+    updated_at: str = Field(description="RFC 3339.")
+
+
+class OpportunityAnswer(Described):
+    opportunity: Opportunity
+
+
+class OpenedOpportunity(Opportunity):
+    created: bool = Field(description="False when the pair was opened before, from either side.")
+
+
+class OpenedOpportunities(Described):
+    opportunities: list[OpenedOpportunity] = Field(description="In the order of the candidates.")
+
+
+class Opportunities(Described):
+    opportunities: list[Opportunity] = Field(description="Newest first.")
+
+
+class IntroTurn(Described):
+    turn_index: int
+    round: int
+    seat: IntroSeat
+    action: Literal["propose", "counter", "accept", "decline"]
+    message: str
+    created_at: str
+
+
+class IntroProtocol(Described):
+    available_actions: list[str]
+    blocked_reason: str | None
+    max_turns_per_round: int
+    message_limit: int
+
+
+class IntroNegotiation(Described):
+    negotiation_id: str
+    opportunity_id: str
+    outcome: Literal["agreed", "closed"] | None
+    round: int
+    turn_count: int
+    turns_in_round: int
+    awaiting: IntroSeat | None
+    turns: list[IntroTurn]
+    protocol: IntroProtocol
+
+
+class Layers(Described):
+    statement: LayerState
+    constraints: LayerState
+    identity: LayerState
+
+
+class Counterparty(Described):
+    layers: Layers
+    statement: str | None = Field(None, description="Once the Statement layer is open.")
+    constraints: list[IntentConstraint] | None = Field(
+        None, description="Once the Constraints layer is open."
+    )
+    identity: dict[str, str] | None = Field(None, description="Once the Identity layer is open.")
+
+
+class SeatNegotiation(Described):
+    negotiation: IntroNegotiation
+    counterparty: Counterparty
+
+
+class SeatOpportunity(SeatNegotiation):
+    opportunity: Opportunity
+
+
 # -- the server --------------------------------------------------------------------------
 
 

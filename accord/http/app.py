@@ -20,6 +20,7 @@ from accord.http import (
     limits,
     merchants,
     openapi,
+    opportunities,
     principals,
     rooms,
     sessions,
@@ -43,6 +44,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         app.state.sessions = accord.sessions
         app.state.principals = accord.principals
         app.state.events = accord.events
+        accord.index.load()  # discovery is ready before the first request
         stop = threading.Event()
         sweeper = threading.Thread(
             target=_sweep_forever,
@@ -74,6 +76,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     app.include_router(sessions.router)
     app.include_router(principals.router)
     app.include_router(intents.router)
+    app.include_router(opportunities.router)
     app.include_router(ucp.create_router(settings))
     app.include_router(invite_page.create_router(settings))
 

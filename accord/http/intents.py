@@ -19,6 +19,7 @@ from accord.protocols.intro.intents import (
     JoinInput,
     NetworkInput,
 )
+from accord.protocols.intro.opportunities import DiscoverInput
 
 router = APIRouter(route_class=StrictRoute, tags=["intents"])
 
@@ -86,6 +87,13 @@ def list_messages(
     after: Annotated[str | None, Query(description="Only the messages after this one.")] = None,
 ) -> dict[str, Any]:
     return _intents(request).messages(caller, intent_id, after)
+
+
+@router.post("/api/intents/{intent_id}/discover", summary="Candidates for your intent")
+def discover(
+    intent_id: str, body: DiscoverInput, request: Request, caller: IntentReader
+) -> dict[str, Any]:
+    return _intents(request).discover(caller, intent_id, body)
 
 
 @router.post("/api/networks", status_code=201, summary="Make a network (owner key)")

@@ -13,7 +13,16 @@ from pydantic import BaseModel
 from starlette.routing import BaseRoute
 
 from accord.core.refusals import RefusalCode as C
-from accord.http import answers, auth, intents, merchants, principals, rooms, sessions
+from accord.http import (
+    answers,
+    auth,
+    intents,
+    merchants,
+    opportunities,
+    principals,
+    rooms,
+    sessions,
+)
 from accord.protocols.arbitrated.moves import HandoffRequest
 from accord.protocols.rooms.views import RoomView
 
@@ -55,6 +64,8 @@ BY_DEPENDENCY: Final[Mapping[Callable[..., Any], Codes]] = {
     principals.owner: _KEY | {C.EXECUTOR_CHANGED},
     intents.intent_reader: _KEY | {C.NOT_FOUND},
     intents.intent_owner: _KEY | {C.NOT_FOUND},
+    opportunities.turn_taker: _KEY | {C.NOT_FOUND, C.NOT_A_SEAT},
+    opportunities.decider: _KEY | {C.NOT_FOUND, C.NOT_A_SEAT},
 }
 """What a credential dependency refuses (a rate limit comes with every credential)."""
 
@@ -147,6 +158,39 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
         {201: answers.ChatPosted}, frozenset({C.INTENT_INACTIVE})
     ),
     "GET /api/intents/{intent_id}/chat": Operation({200: answers.ChatMessages}),
+    "POST /api/intents/{intent_id}/discover": Operation(
+        {200: answers.Candidates}, frozenset({C.INTENT_INACTIVE})
+    ),
+    "POST /api/intents/{intent_id}/opportunities": Operation(
+        {200: answers.OpenedOpportunities}, frozenset({C.INTENT_INACTIVE})
+    ),
+    "GET /api/opportunities": Operation({200: answers.Opportunities}),
+    "GET /api/opportunities/{opportunity_id}": Operation(
+        {200: answers.SeatOpportunity}, frozenset({C.NOT_FOUND, C.NOT_A_SEAT})
+    ),
+    "GET /api/opportunities/{opportunity_id}/negotiation": Operation(
+        {200: answers.SeatNegotiation}, frozenset({C.NOT_FOUND, C.NOT_A_SEAT})
+    ),
+    "PATCH /api/opportunities/{opportunity_id}/status": Operation(
+        {200: answers.OpportunityAnswer}, frozenset({C.OPPORTUNITY_FINAL})
+    ),
+    "POST /api/opportunities/{opportunity_id}/negotiation/turns": Operation(
+        {200: answers.SeatNegotiation},
+        frozenset(
+            {
+                C.MESSAGE_ID_REUSED,
+                C.SETTLED,
+                C.INTENT_INACTIVE,
+                C.ROUND_OVER,
+                C.NEEDS_PRINCIPAL,
+                C.EXECUTOR_CHANGED,
+                C.NOT_YOUR_TURN,
+                C.RACED,
+                C.MOVE_NOT_ALLOWED,
+                C.REPEATED_MESSAGE,
+            }
+        ),
+    ),
     "POST /api/networks": Operation({201: answers.NetworkCreated}),
     "GET /api/networks": Operation({200: answers.Networks}),
     "POST /api/networks/join": Operation({200: answers.Network}, frozenset({C.NOT_FOUND})),

@@ -239,3 +239,21 @@ def own_networks(conn: Connection, principal_id: str) -> list[tuple[str, str]]:
         .order_by(network_members.c.serial)
     )
     return [(row.id, row.name) for row in conn.execute(query)]
+
+
+def indexed_intents(conn: Connection) -> list[IntentRow]:
+    """Every intent discovery indexes: neither `private` nor `archived`, in the order posted."""
+    query = (
+        select(intents)
+        .where(intents.c.visibility != "private", intents.c.status != "archived")
+        .order_by(intents.c.serial)
+    )
+    return [_intent(row) for row in conn.execute(query)]
+
+
+def network_ids(conn: Connection, principal_id: str) -> frozenset[str]:
+    """The ids of the networks the principal belongs to."""
+    query = select(network_members.c.network_id).where(
+        network_members.c.principal_id == principal_id
+    )
+    return frozenset(conn.execute(query).scalars())

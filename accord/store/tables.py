@@ -301,3 +301,32 @@ network_members = Table(
     Column("joined_at", TIME, nullable=False),
     Index("network_members_by_principal", "principal_id", "network_id", unique=True),
 )
+
+# Opportunities (spec/intro-api.md, Opportunities): one per unordered pair of intents, ever,
+# found from either side through the ordered pair (`intent_low` < `intent_high`); the row holds
+# the seats, the status and each person's latest decision, updated, never deleted (0009).
+opportunities = Table(
+    "opportunities",
+    metadata,
+    Column(
+        "serial", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("id", ID, nullable=False),
+    Column("intent_low", ID, nullable=False),
+    Column("intent_high", ID, nullable=False),
+    Column("initiator_intent_id", ID, ForeignKey("intents.id"), nullable=False),
+    Column("responder_intent_id", ID, ForeignKey("intents.id"), nullable=False),
+    Column("initiator_principal_id", ID, ForeignKey("principals.id"), nullable=False),
+    Column("responder_principal_id", ID, ForeignKey("principals.id"), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("initiator_decision", String(16)),
+    Column("responder_decision", String(16)),
+    Column("context", Text),
+    Column("negotiation_id", ID, ForeignKey("negotiations.id"), nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Column("updated_at", TIME, nullable=False),
+    Index("opportunities_by_id", "id", unique=True),
+    Index("opportunities_by_pair", "intent_low", "intent_high", unique=True),
+    Index("opportunities_by_initiator", "initiator_principal_id", "serial"),
+    Index("opportunities_by_responder", "responder_principal_id", "serial"),
+)

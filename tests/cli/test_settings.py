@@ -33,6 +33,7 @@ ROWS = [
     ("--header-timeout", "ACCORD_HEADER_TIMEOUT", "2.5", "header_timeout", 2.5),
     ("--body-timeout", "ACCORD_BODY_TIMEOUT", "7.5", "body_timeout", 7.5),
     ("--keep-alive-timeout", "ACCORD_KEEP_ALIVE_TIMEOUT", "9", "keep_alive_timeout", 9),
+    ("--mutual-threshold", "ACCORD_MUTUAL_THRESHOLD", "0.5", "mutual_threshold", 0.5),
 ]  # fmt: skip
 
 

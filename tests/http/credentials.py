@@ -1,6 +1,6 @@
 """One credential of every kind Accord issues, made on a live server: a joined room's seat
 and owner tokens, a draft room's unused invite, a session token, a merchant's keys, and a
-principal's keys with an intent of its own."""
+principal's keys with an intent of its own and an opportunity it opened with a peer."""
 
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +25,7 @@ class Credentials:
     principal_owner: str
     principal_agent: str
     intent_id: str
+    opportunity_id: str
 
     @property
     def sku(self) -> str:
@@ -36,6 +37,7 @@ def make_credentials(server: LiveServer, client: httpx.Client, name: str) -> Cre
     try:
         tenant = Merchants(db, server.settings, clock=server.clock).create_tenant(name)
         principal = Principals(db, clock=server.clock).create(name)
+        peer = Principals(db, clock=server.clock).create(f"{name}-peer")
     finally:
         db.close()
     keys: dict[str, str] = tenant["keys"]
@@ -46,12 +48,15 @@ def make_credentials(server: LiveServer, client: httpx.Client, name: str) -> Cre
     opened = client.post("/v1/sessions", json=open_body(), headers=auth(keys["publishable_test"]))
     assert opened.status_code == 201, opened.text
     session: dict[str, Any] = opened.json()
-    intent = client.post(
-        "/api/intents",
-        json={"statement": f"An intent of {name}'s", "visibility": "public"},
+    intent_id, peer_intent_id = (
+        post_intent(client, who["owner_key"], f"An intent of {name}'s") for who in (principal, peer)
+    )
+    opened = client.post(
+        f"/api/intents/{intent_id}/opportunities",
+        json={"candidates": [peer_intent_id]},  # the same statement: mutual
         headers=auth(principal["owner_key"]),
     )
-    assert intent.status_code == 201, intent.text
+    assert opened.status_code == 200, opened.text
     return Credentials(
         room=open_room(client),
         draft=open_room(client, join=False),
@@ -60,8 +65,17 @@ def make_credentials(server: LiveServer, client: httpx.Client, name: str) -> Cre
         merchant=keys,
         principal_owner=principal["owner_key"],
         principal_agent=principal["agent_key"],
-        intent_id=intent.json()["intent"]["intent_id"],
+        intent_id=intent_id,
+        opportunity_id=opened.json()["opportunities"][0]["opportunity_id"],
     )
+
+
+def post_intent(client: httpx.Client, owner_key: str, statement: str) -> str:
+    body = {"statement": statement, "visibility": "public"}
+    made = client.post("/api/intents", json=body, headers=auth(owner_key))
+    assert made.status_code == 201, made.text
+    intent_id: str = made.json()["intent"]["intent_id"]
+    return intent_id
 
 
 def open_body() -> dict[str, Any]:

@@ -46,6 +46,7 @@ MERCHANT_ANY: Final = row(403, publishable=OK, secret=OK, rival_secret=OK)
 MERCHANT_SECRET: Final = row(403, publishable=403, secret=OK, rival_secret=OK)
 PRINCIPAL: Final = row(403, principal_owner=OK, principal_agent=OK)
 PRINCIPAL_OWNER: Final = row(403, principal_owner=OK)
+PRINCIPAL_AGENT: Final = row(403, principal_agent=OK)
 
 MATRIX: Final[dict[str, Expected]] = {
     "POST /v1/rooms": PUBLIC,
@@ -79,6 +80,13 @@ MATRIX: Final[dict[str, Expected]] = {
     "PATCH /api/intents/{intent_id}": PRINCIPAL_OWNER,
     "POST /api/intents/{intent_id}/chat": PRINCIPAL,
     "GET /api/intents/{intent_id}/chat": PRINCIPAL,
+    "POST /api/intents/{intent_id}/discover": PRINCIPAL,
+    "POST /api/intents/{intent_id}/opportunities": PRINCIPAL,
+    "GET /api/opportunities": PRINCIPAL,
+    "GET /api/opportunities/{opportunity_id}": PRINCIPAL,
+    "GET /api/opportunities/{opportunity_id}/negotiation": PRINCIPAL,
+    "POST /api/opportunities/{opportunity_id}/negotiation/turns": PRINCIPAL_AGENT,
+    "PATCH /api/opportunities/{opportunity_id}/status": PRINCIPAL_OWNER,
     "POST /api/networks": PRINCIPAL_OWNER,
     "GET /api/networks": PRINCIPAL,
     "POST /api/networks/join": PRINCIPAL_OWNER,
@@ -157,6 +165,7 @@ def test_who_may_call_what(
         confirmation_id="cnf_none",
         sku=credentials.sku,
         intent_id=credentials.intent_id,
+        opportunity_id=credentials.opportunity_id,
     )
     got = {}
     for kind in KINDS:

@@ -21,6 +21,7 @@ from tests.sessions.conftest import POLICY
 ROOM: Final = "/v1/rooms/{room_id}"
 SESSION: Final = "/v1/sessions/{session_id}"
 INTENT: Final = "/api/intents/{intent_id}"
+OPPORTUNITY: Final = "/api/opportunities/{opportunity_id}"
 
 # Who asks: the wrong kind of credential for the route, or none.
 ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
@@ -71,6 +72,32 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
         ("room_owner", "forbidden"),
     ),
     ("GET", INTENT + "/chat"): (("nobody", "unauthenticated"), ("other_principal", "not_found")),
+    ("POST", INTENT + "/discover"): (
+        ("nobody", "unauthenticated"),
+        ("other_principal", "not_found"),
+        ("room_owner", "forbidden"),
+    ),
+    ("POST", INTENT + "/opportunities"): (
+        ("nobody", "unauthenticated"),
+        ("other_principal", "not_found"),
+        ("room_owner", "forbidden"),
+    ),
+    ("GET", "/api/opportunities"): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
+    ("GET", OPPORTUNITY): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
+    ("GET", OPPORTUNITY + "/negotiation"): (
+        ("nobody", "unauthenticated"),
+        ("session_token", "forbidden"),
+    ),
+    ("PATCH", OPPORTUNITY + "/status"): (
+        ("nobody", "unauthenticated"),
+        ("room_owner", "forbidden"),
+        ("other_principal", "not_found"),
+    ),
+    ("POST", OPPORTUNITY + "/negotiation/turns"): (
+        ("nobody", "unauthenticated"),
+        ("room_owner", "forbidden"),
+        ("other_principal", "not_found"),
+    ),
     ("POST", "/api/networks"): (("nobody", "unauthenticated"), ("principal_agent", "forbidden")),
     ("GET", "/api/networks"): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
     ("POST", "/api/networks/join"): (
@@ -184,6 +211,7 @@ class World:
             session_id=self.session_id,
             sku=POLICY["sku"],
             intent_id=self.intent_id,
+            opportunity_id="opp_none",
         )
 
 

@@ -81,6 +81,10 @@ def credential_for(case: Case[Any], creds: Credentials) -> str | None:
     if path.startswith("/api/"):
         if "{intent_id}" in path:
             params["intent_id"] = creds.intent_id
+        if "{opportunity_id}" in path:
+            params["opportunity_id"] = creds.opportunity_id
+            if path.endswith("/turns"):
+                return creds.principal_agent
         return creds.principal_owner
     if path in ("/v1/sessions", "/v1/me", "/v1/catalogue") or path.startswith("/v1/policies"):
         return creds.merchant["publishable_test" if method == "POST" else "secret_test"]

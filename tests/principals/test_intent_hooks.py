@@ -8,9 +8,11 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection
 
+from accord.app.index import IntentIndex
 from accord.app.intents import IntentHooks, Intents
 from accord.app.principals import Action, Principals
 from accord.core.refusals import Refused
+from accord.discovery import MUTUAL_THRESHOLD
 from accord.protocols.intro.intents import ChatInput, IntentInput, IntentPatch
 from accord.store.database import Database
 from tests.conftest import FakeClock
@@ -28,7 +30,12 @@ def test_hooks_hear_edits_and_owner_messages_only(
     def wrote(_conn: Connection, intent_id: str, message_id: str, serial: int) -> None:
         heard.append(("wrote", intent_id, message_id, serial))
 
-    intents = Intents(db, clock=clock, hooks=IntentHooks(edited=edited, owner_wrote=wrote))
+    intents = Intents(
+        db,
+        clock=clock,
+        index=IntentIndex(db, mutual_threshold=MUTUAL_THRESHOLD),
+        hooks=IntentHooks(edited=edited, owner_wrote=wrote),
+    )
     owner = principals.authorize(ada.owner_key, Action.WRITE)
     agent = principals.authorize(ada.agent_key, Action.READ)
     body = IntentInput(statement="A cellist", visibility="public")

@@ -6,8 +6,10 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
+from accord.app.index import IntentIndex
 from accord.app.intents import Intents
 from accord.app.principals import Action, Principals
+from accord.discovery import MUTUAL_THRESHOLD
 from accord.protocols.intro.intents import ChatInput, IntentInput, NetworkInput
 from accord.store.database import Database
 from tests.conftest import FakeClock
@@ -17,7 +19,7 @@ from tests.conftest import FakeClock
 def invite_code(db: Database, clock: FakeClock) -> str:
     principals = Principals(db, clock=clock)
     owner = principals.authorize(principals.create("ada")["owner_key"], Action.WRITE)
-    intents = Intents(db, clock=clock)
+    intents = Intents(db, clock=clock, index=IntentIndex(db, mutual_threshold=MUTUAL_THRESHOLD))
     network = intents.create_network(owner, NetworkInput(name="Quartets"))
     body = IntentInput(statement="A cellist", visibility="public")
     intent_id = intents.create(owner, body)["intent"]["intent_id"]
