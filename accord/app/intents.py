@@ -57,8 +57,9 @@ def _ignore_message(conn: Connection, intent_id: str, message_id: str, serial: i
 @dataclass(frozen=True)
 class IntentHooks:
     """What follows an intent, called inside the transaction that recorded the change, so that
-    what they write commits with it. The intro protocol's `IntentEdited` and `OwnerMessage`
-    moves are fed from here."""
+    what they write commits with it. The defaults do nothing: the intro protocol's
+    `IntentEdited` and `OwnerMessage` moves (new context for a paused negotiation) are not yet
+    fed from here."""
 
     edited: Callable[[Connection, str, Sequence[str], int], None] = _ignore_edit
     """(intent_id, the members a PATCH changed, `status` among them if it did; the revision's
