@@ -5,14 +5,12 @@
 import re
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
+
+from accord.core.strict import Strict
 
 UTILITY: Final = re.compile(r"(0(\.[0-9]+)?|1(\.0+)?)")
 CURRENCY: Final = r"^[A-Z]{3}$"
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
 
 class Declared(Strict):

@@ -27,10 +27,11 @@ from fractions import Fraction
 from typing import Final, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import Field, JsonValue
 
 from accord.core.money import currency_exponent, is_amount_minor
 from accord.core.refusals import Refusal, RefusalCode
+from accord.core.strict import Strict
 
 MAX_SKU: Final = 256
 MAX_DESCRIPTION: Final = 500
@@ -48,10 +49,6 @@ _LOCAL_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 ConcessionStyle = Literal["boulware", "linear", "conceder"]
 HandoffKind = Literal["discount_code", "invoice_url"]
 PublishMode = Literal["automatic", "manual"]
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
 
 MAX_AMOUNT: Final = 2**53 - 1

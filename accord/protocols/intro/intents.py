@@ -11,10 +11,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from accord.core.jsonio import same_json
 from accord.core.refusals import Refusal, RefusalCode
+from accord.core.strict import Strict
 
 STATEMENT_LIMIT: Final = 2000
 CONSTRAINTS_MAX: Final = 20
@@ -28,10 +29,6 @@ VISIBILITIES: Final = ("public", "network", "incognito", "private")
 STATUSES: Final = ("active", "paused", "archived")
 OPS: Final = ("eq", "in", "gte", "lte", "between")
 PATCHABLE: Final = ("statement", "constraints", "identity", "networks", "status")
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
 
 class Constraint(Strict):

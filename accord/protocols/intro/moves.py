@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from accord.core.strict import Strict
 from accord.protocols.intro.state import MESSAGE_LIMIT, Action, Checks, Seat
 
 BRIEF_LIMIT: Final = 4000
@@ -22,10 +23,6 @@ OPTIONS_MIN: Final = 2
 OPTIONS_MAX: Final = 5
 OPTION_LIMIT: Final = 200
 ANSWER_LIMIT: Final = 2000
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
 
 class TurnRequest(Strict):

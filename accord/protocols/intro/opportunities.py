@@ -8,9 +8,10 @@ last check of both calls, after the values: a `private` intent never discovers n
 
 from typing import Final
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from accord.core.refusals import Refusal, RefusalCode
+from accord.core.strict import Strict
 
 QUERY_LIMIT: Final = 500
 LIMIT_MAX: Final = 30
@@ -19,10 +20,6 @@ CANDIDATES_MAX: Final = 30
 CONTEXT_LIMIT: Final = 2000
 PRIVATE_INTENT: Final = "private_intent"
 DECISIONS: Final = ("accepted", "rejected", "expired")
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
 
 class DiscoverInput(Strict):

@@ -2,18 +2,15 @@
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import Field, JsonValue
 
+from accord.core.strict import Strict
 from accord.protocols.rooms.state import SETS_DEADLINE, SETS_TERMS, MoveType
 
 MAX_MESSAGE = 2000
 MAX_TITLE = 200
 RFC3339: dict[str, JsonValue] = {"format": "date-time"}
 """Described, not validated by the model: the protocol checks a deadline and says why not."""
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
 
 class OpenRequest(Strict):
