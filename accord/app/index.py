@@ -4,7 +4,8 @@ at startup), then kept current by the intents service after each write that comm
 Writes commit in the store's order but their callers tell the index in their own, so each
 intent's revision (the store's order of edits) is remembered, also for one that left the index:
 an older revision arriving late never replaces a newer one. One lock serialises queries and
-updates, which the lexical index needs.
+updates, which the lexical index needs. The ranking's model, if any, is loaded with the index,
+not before: a command that never discovers never loads it.
 """
 
 import functools
@@ -14,7 +15,14 @@ from typing import TypeVar
 
 from sqlalchemy import Connection
 
-from accord.discovery import Candidate, Discovery, IntentDoc, constraint_from_json
+from accord.discovery import (
+    Candidate,
+    Discovery,
+    IntentDoc,
+    Ranking,
+    constraint_from_json,
+    embedder_for,
+)
 from accord.discovery.reach import NetworksOf
 from accord.store import intents as rows
 from accord.store.database import Database
@@ -41,11 +49,16 @@ def networks_of(conn: Connection) -> NetworksOf:
 
 
 class IntentIndex:
-    def __init__(self, db: Database, *, mutual_threshold: float) -> None:
+    def __init__(
+        self, db: Database, *, ranking: Ranking, mutual_threshold: float | None = None
+    ) -> None:
+        """`mutual_threshold=None` takes the one calibrated for the ranking in effect, which
+        for `auto` is known only once the model is (or is not) found."""
         self._db = db
-        self._discovery = Discovery(mutual_threshold=mutual_threshold)
+        self._ranking = ranking
+        self._mutual_threshold = mutual_threshold
+        self._discovery: Discovery | None = None
         self._revisions: dict[str, int] = {}
-        self._loaded = False
         self._lock = threading.Lock()
 
     def load(self) -> None:
@@ -53,31 +66,33 @@ class IntentIndex:
         with self._lock:
             self._load()
 
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        for row in self._db.read(rows.indexed_intents):
-            self._take(row)
-        self._loaded = True
+    def _load(self) -> Discovery:
+        if self._discovery is None:
+            discovery = Discovery(
+                mutual_threshold=self._mutual_threshold, embed=embedder_for(self._ranking)
+            )
+            for row in self._db.read(rows.indexed_intents):
+                self._take(discovery, row)
+            self._discovery = discovery
+        return self._discovery
 
     def update(self, row: rows.IntentRow) -> None:
         """The intent as a committed write left it; nothing before the index is loaded (the
         load reads it from the store then)."""
         with self._lock:
-            if self._loaded:
-                self._take(row)
+            if self._discovery is not None:
+                self._take(self._discovery, row)
 
-    def _take(self, row: rows.IntentRow) -> None:
+    def _take(self, discovery: Discovery, row: rows.IntentRow) -> None:
         if self._revisions.get(row.id, -1) >= row.revision:
             return
         self._revisions[row.id] = row.revision
-        self._discovery.upsert(intent_doc(row))
+        discovery.upsert(intent_doc(row))
 
     def ask(self, fn: Callable[[Discovery], T]) -> T:
         """`fn` over the loaded index, alone."""
         with self._lock:
-            self._load()
-            return fn(self._discovery)
+            return fn(self._load())
 
     def candidates(
         self, conn: Connection, intent_id: str, query: str | None, limit: int

@@ -63,7 +63,9 @@ class Accord:
         )
         self.merchants = Merchants(self.db, settings, clock=clock)
         self.principals = Principals(self.db, clock=clock)
-        self.index = IntentIndex(self.db, mutual_threshold=settings.mutual_threshold)
+        self.index = IntentIndex(
+            self.db, ranking=settings.ranking, mutual_threshold=settings.mutual_threshold
+        )
         self.intents = Intents(self.db, clock=clock, index=self.index)
         self.opportunities = Opportunities(
             self.negotiations, cast(IntroTable, self.tables[INTRO]), self.index, clock=clock

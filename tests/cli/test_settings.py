@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from accord.app.settings import Settings
 from accord.cli.options import with_settings
+from accord.discovery import Ranking
 
 ROWS = [
     ("--data-dir", "ACCORD_DATA_DIR", "/srv/a", "data_dir", Path("/srv/a")),
@@ -33,6 +34,7 @@ ROWS = [
     ("--header-timeout", "ACCORD_HEADER_TIMEOUT", "2.5", "header_timeout", 2.5),
     ("--body-timeout", "ACCORD_BODY_TIMEOUT", "7.5", "body_timeout", 7.5),
     ("--keep-alive-timeout", "ACCORD_KEEP_ALIVE_TIMEOUT", "9", "keep_alive_timeout", 9),
+    ("--ranking", "ACCORD_RANKING", "lexical", "ranking", Ranking.LEXICAL),
     ("--mutual-threshold", "ACCORD_MUTUAL_THRESHOLD", "0.5", "mutual_threshold", 0.5),
 ]  # fmt: skip
 
@@ -85,6 +87,7 @@ def test_defaults_serve_one_person_on_one_machine(monkeypatch) -> None:
         604800,
     )
     assert (settings.retention_days, settings.rate_limit) == (90, 0)
+    assert (settings.ranking, settings.mutual_threshold) == (Ranking.AUTO, None)
 
 
 def test_settings_travel_to_worker_processes_unchanged(monkeypatch) -> None:
@@ -99,7 +102,8 @@ def test_every_setting_has_a_row_and_an_option() -> None:
 
 
 @pytest.mark.parametrize(
-    ("variable", "raw"), [("ACCORD_PORT", "eighty"), ("ACCORD_SWEEP_INTERVAL", "soon")]
+    ("variable", "raw"),
+    [("ACCORD_PORT", "eighty"), ("ACCORD_SWEEP_INTERVAL", "soon"), ("ACCORD_RANKING", "semantic")],
 )
 def test_a_bad_variable_is_refused_by_name(variable: str, raw: str, monkeypatch) -> None:
     monkeypatch.setenv(variable, raw)
@@ -110,3 +114,17 @@ def test_a_bad_variable_is_refused_by_name(variable: str, raw: str, monkeypatch)
 def test_an_unknown_setting_is_refused() -> None:
     with pytest.raises(ValidationError, match="prot"):
         Settings(prot=1)  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        pytest.param(["--ranking", "semantic"], {}, id="flag"),
+        pytest.param([], {"ACCORD_RANKING": "semantic"}, id="variable"),
+    ],
+)
+def test_a_bad_option_is_a_usage_error_naming_it(args: list[str], env: dict[str, str]) -> None:
+    app, seen = _capture()
+    result = CliRunner().invoke(app, args, env=env)
+    assert (result.exit_code, seen) == (2, [])
+    assert "--ranking" in result.output

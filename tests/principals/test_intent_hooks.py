@@ -12,7 +12,7 @@ from accord.app.index import IntentIndex
 from accord.app.intents import IntentHooks, Intents
 from accord.app.principals import Action, Principals
 from accord.core.refusals import Refused
-from accord.discovery import MUTUAL_THRESHOLD
+from accord.discovery import Ranking
 from accord.protocols.intro.intents import ChatInput, IntentInput, IntentPatch
 from accord.store.database import Database
 from tests.conftest import FakeClock
@@ -33,7 +33,7 @@ def test_hooks_hear_edits_and_owner_messages_only(
     intents = Intents(
         db,
         clock=clock,
-        index=IntentIndex(db, mutual_threshold=MUTUAL_THRESHOLD),
+        index=IntentIndex(db, ranking=Ranking.LEXICAL),
         hooks=IntentHooks(edited=edited, owner_wrote=wrote),
     )
     owner = principals.authorize(ada.owner_key, Action.WRITE)

@@ -9,7 +9,7 @@ from sqlalchemy.exc import DBAPIError
 from accord.app.index import IntentIndex
 from accord.app.intents import Intents
 from accord.app.principals import Action, Principals
-from accord.discovery import MUTUAL_THRESHOLD
+from accord.discovery import Ranking
 from accord.protocols.intro.intents import ChatInput, IntentInput, NetworkInput
 from accord.store.database import Database
 from tests.conftest import FakeClock
@@ -19,7 +19,7 @@ from tests.conftest import FakeClock
 def invite_code(db: Database, clock: FakeClock) -> str:
     principals = Principals(db, clock=clock)
     owner = principals.authorize(principals.create("ada")["owner_key"], Action.WRITE)
-    intents = Intents(db, clock=clock, index=IntentIndex(db, mutual_threshold=MUTUAL_THRESHOLD))
+    intents = Intents(db, clock=clock, index=IntentIndex(db, ranking=Ranking.LEXICAL))
     network = intents.create_network(owner, NetworkInput(name="Quartets"))
     body = IntentInput(statement="A cellist", visibility="public")
     intent_id = intents.create(owner, body)["intent"]["intent_id"]
