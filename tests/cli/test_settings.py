@@ -23,6 +23,7 @@ ROWS = [
     ("--sweep-interval", "ACCORD_SWEEP_INTERVAL", "60", "sweep_interval", 60.0),
     ("--invite-ttl", "ACCORD_INVITE_TTL", "3600", "invite_ttl", 3600),
     ("--idle-ttl", "ACCORD_IDLE_TTL", "7200", "idle_ttl", 7200),
+    ("--pending-ttl", "ACCORD_PENDING_TTL", "3600", "pending_ttl", 3600),
     ("--key-file", "ACCORD_KEY_FILE", "/run/keys.json", "key_file", Path("/run/keys.json")),
     ("--arbiter-id", "ACCORD_ARBITER_ID", "notary@deals.example", "arbiter_id",
      "notary@deals.example"),
