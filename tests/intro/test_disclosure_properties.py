@@ -14,6 +14,7 @@ stays open), fed by a mirror of discovery over the same intents.
 from __future__ import annotations
 
 import itertools
+import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -97,6 +98,8 @@ class World:
     shared_markers: set[str] = field(default_factory=set)
     """Turn messages in the log: both seats may read them."""
     turn_count: int = 0
+    checks: list[JSONBody] = field(default_factory=list)
+    """The `checks` the log must hold: at opening, then each change while it is open."""
     questions: dict[str, list[str]] = field(default_factory=lambda: {side: [] for side in SIDES})
     """Each seat's open questions, newest last."""
 
@@ -290,6 +293,7 @@ def check_views(world: World, *, every_route: bool = False) -> None:
             assert_private(world, side, answer, statements=True)
         logs = [call(world, s, "GET", base + "/negotiation/log").json() for s in SIDES]
         assert logs[0] == logs[1]  # the whole chain, the same for both seats
+        check_log(world, side, logs[0]["envelopes"], body["counterparty"]["layers"])
         assert call(world, side, "GET", base + "/negotiation").json()[
             "counterparty"
         ] == expected_counterparty(world, side)
@@ -308,6 +312,39 @@ def check_views(world: World, *, every_route: bool = False) -> None:
         assert_private(world, "e", answer, statements=True)
     assert call(world, "e", "GET", "/api/opportunities").json() == {"opportunities": []}
     assert call(world, "e", "GET", "/api/negotiations").json() == {"negotiations": []}
+
+
+def layers_from_log(envelopes: list[JSONBody], seat: str, other_incognito: bool) -> JSONBody:
+    """Statement and Constraints as the log alone decides them for `seat`: the second
+    oracle, independent of the mirror."""
+    engaged: set[str] = set()
+    mutual = fit = statement = constraints = False
+    for envelope in envelopes:
+        kind = envelope["type"]
+        if kind == "checks":
+            mutual, fit = envelope["payload"]["mutual"], envelope["payload"]["constraint_fit"]
+        elif kind.startswith("turn."):
+            if kind != "turn.decline":
+                engaged.add(envelope["sender"]["role"])
+        else:
+            continue
+        statement |= mutual and (not other_incognito or len(engaged) == 2)
+        constraints |= statement and fit
+    return {"statement": statement, "constraints": constraints}
+
+
+def check_log(world: World, side: str, envelopes: list[JSONBody], layers: JSONBody) -> None:
+    """The log's checks are the ones the rule asks for, its layers are the view's, and it holds
+    no principal, intent or decision."""
+    assert [e["payload"] for e in envelopes if e["type"] == "checks"] == world.checks
+    other = world.sides[world.other(side)].body
+    expected = layers_from_log(envelopes, world.seats[side], other["visibility"] == "incognito")
+    assert {n: layers[n] == "open" for n in expected} == expected
+    text = json.dumps(envelopes)
+    ids = [p.principal_id for p in world.people.values()]
+    ids += [world.sides[s].intent_id for s in SIDES]
+    assert not [i for i in ids if i in text]
+    assert not [d for d in FINAL if f'"{d}"' in text]
 
 
 # -- the steps --------------------------------------------------------------------------------
@@ -351,6 +388,7 @@ def edit(world: World, side: str, statement: int | None, constraints: int | None
     # spec, Opportunities: rechecked after each edit while the negotiation is open
     if world.opportunity_id is not None and world.outcome is None and checks_now(world) != before:
         event("an edit changed the checks")
+        world.checks.append(dict(zip(("mutual", "constraint_fit"), checks_now(world), strict=True)))
         disclose(world)
 
 
@@ -572,6 +610,7 @@ def open_pair(world: World, opener: str) -> None:
     assert answer.status_code == 200, answer.text
     world.opportunity_id = answer.json()["opportunities"][0]["opportunity_id"]
     world.seats = {opener: "initiator", responder: "responder"}
+    world.checks.append(dict(zip(("mutual", "constraint_fit"), checks_now(world), strict=True)))
     disclose(world)
 
 
