@@ -209,6 +209,10 @@ def check_discovery(world: World, who: str, intent_id: str) -> None:
     url = f"/api/intents/{intent_id}/discover"
     answer = call(world, who, "POST", url, json={"limit": 30})
     doc = world.docs[intent_id]
+    if doc.visibility != "private" and doc.status != "active":
+        assert answer.json()["error"]["code"] == "intent_inactive", answer.text
+        assert_private(world, who, answer, statements=True)
+        return
     if doc.visibility == "private":
         assert answer.status_code == 400, answer.text
         assert answer.json()["error"]["reason"] == "private_intent"
@@ -379,17 +383,43 @@ def edit(world: World, side: str, statement: int | None, constraints: int | None
         patch["constraints"] = CONSTRAINTS[constraints]
     url = f"/api/intents/{current.intent_id}"
     answer = call(world, side, "PATCH", url, owner=True, json=patch)
+    if current.body["status"] == "archived":
+        assert answer.status_code == 409, answer.text
+        return
     assert answer.status_code == 200, answer.text
-    intent = answer.json()["intent"]
-    before = checks_now(world)
-    current.body = intent
-    world.docs[current.intent_id] = doc_of(world, side, intent)
-    world.mirror.upsert(world.docs[current.intent_id])
+    following = world.opportunity_id is not None and world.outcome is None
+    before = checks_now(world) if following else None
+    take(world, side, answer.json()["intent"])
     # spec, Opportunities: rechecked after each edit while the negotiation is open
-    if world.opportunity_id is not None and world.outcome is None and checks_now(world) != before:
+    if following and checks_now(world) != before:
         event("an edit changed the checks")
         world.checks.append(dict(zip(("mutual", "constraint_fit"), checks_now(world), strict=True)))
         disclose(world)
+
+
+def take(world: World, side: str, intent: JSONBody) -> None:
+    current = world.sides[side]
+    current.body = intent
+    world.docs[current.intent_id] = doc_of(world, side, intent)
+    world.mirror.upsert(world.docs[current.intent_id])
+
+
+def set_status(world: World, side: str, status: str) -> None:
+    """Pausing changes nothing but discovery and turns; archiving closes the negotiation and
+    expires an opportunity that is not final (spec, Intents)."""
+    current = world.sides[side]
+    url = f"/api/intents/{current.intent_id}"
+    answer = call(world, side, "PATCH", url, owner=True, json={"status": status})
+    assert_private(world, side, answer, statements=True)
+    if current.body["status"] == "archived":
+        assert answer.status_code == 409, answer.text
+        return
+    assert answer.status_code == 200, answer.text
+    take(world, side, answer.json()["intent"])
+    if status == "archived" and world.opportunity_id is not None:
+        world.outcome = world.outcome or "closed"
+        if world.status not in FINAL:
+            world.status = "expired"
 
 
 def ask(world: World, side: str) -> None:
@@ -428,7 +458,8 @@ def chat(world: World, side: str) -> None:
     url = f"/api/intents/{world.sides[side].intent_id}/chat"
     message = f"note {world.markers.new(_pid(world, side))}"
     answer = call(world, side, "POST", url, owner=True, json={"message": message})
-    assert answer.status_code == 201, answer.text
+    archived = world.sides[side].body.get("status") == "archived"
+    assert answer.status_code == (409 if archived else 201), answer.text
 
 
 def decide(world: World, side: str, status: str) -> None:
@@ -470,6 +501,11 @@ steps = st.lists(
         st.tuples(
             st.just("decide"), st.sampled_from(SIDES), st.sampled_from(["accepted", *FINAL[1:]])
         ),
+        st.tuples(
+            st.just("status"),
+            st.sampled_from(SIDES),
+            st.sampled_from(["paused", "active", "archived"]),
+        ),
     ),
     max_size=6,
 )
@@ -484,6 +520,8 @@ class Scenario:
     constraints: dict[str, int]
     opener: str
     steps: list[tuple[Any, ...]]
+    introduced: bool
+    """Whether both people accept after the steps (an introduction is rare by chance)."""
 
 
 scenarios = st.builds(
@@ -496,6 +534,7 @@ scenarios = st.builds(
     constraints=st.fixed_dictionaries({s: st.integers(0, 3) for s in ("a", "b", "e")}),
     opener=st.sampled_from(SIDES),
     steps=steps,
+    introduced=st.booleans(),
 )
 
 
@@ -645,7 +684,13 @@ def test_no_principal_reads_what_is_not_open_to_it(corpus: Corpus, scenario: Sce
                 resume(world, side)
             case ("decide", side, status):
                 decide(world, side, status)
+            case ("status", side, status):
+                set_status(world, side, status)
         check_views(world)
+    if scenario.introduced:
+        for side in SIDES:
+            decide(world, side, "accepted")
+            check_views(world)
     check_views(world, every_route=True)
     for who in ("a", "b", "e"):
         check_discovery(world, who, world.sides[who].intent_id)
