@@ -235,6 +235,14 @@ def check_discovery(world: World, who: str, intent_id: str) -> None:
         else:
             assert candidate["constraint_fit"] is None
     assert_private(world, who, answer, statements=False)
+    queried = call(world, who, "POST", url, json={"limit": 30, "query": "quartet websites"})
+    assert queried.json()["candidates"] == world.mirror.candidates(
+        intent_id, world.networks, query="quartet websites", limit=30
+    )
+    # a query reorders only the candidates whose statement is shown
+    blind = [c["intent_id"] for c in candidates if "statement" not in c]
+    blind_queried = [c["intent_id"] for c in queried.json()["candidates"] if "statement" not in c]
+    assert [i for i in blind if i in blind_queried] == [i for i in blind_queried if i in blind]
     others = {d.statement for d in world.docs.values() if d.principal_id != doc.principal_id}
     own = {d.statement for d in world.docs.values() if d.principal_id == doc.principal_id}
     assert not {s for s in others - shown - own if s in answer.text}
@@ -586,6 +594,7 @@ def setup(corpus: Corpus, scenario: Scenario) -> World:
     )
     made = call(world, "a", "POST", "/api/networks", owner=True, json={"name": "quartets"})
     shared, code = made.json()["network_id"], made.json()["invite_code"]
+    world.markers.owner[code] = _pid(world, "a")  # shown once, to the network's creator
     world.networks[_pid(world, "a")] = frozenset({shared})
     for who in ("b", "e"):
         if scenario.joined[who]:
