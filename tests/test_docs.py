@@ -13,7 +13,7 @@ FLAGS = (
     "--data-dir", "--database-url", "--host", "--port", "--public-url", "--sweep-interval",
     "--invite-ttl", "--idle-ttl", "--key-file", "--arbiter-id", "--retention-days",
     "--ucp-namespace", "--rate-limit", "--server", "--max-body-bytes", "--header-timeout",
-    "--body-timeout", "--keep-alive-timeout", "--ranking", "--mutual-threshold",
+    "--body-timeout", "--keep-alive-timeout", "--ranking", "--mutual-threshold", "--pending-ttl",
 )  # fmt: skip
 
 

@@ -1,14 +1,15 @@
 """Disclosure and privacy as a property, through a real server (spec/intro-api.md, Disclosure,
-Discovery, Opportunities, Decisions).
+Discovery, Opportunities, Decisions, Log and receipt).
 
-Each example is a fresh store and server with three principals: two that may meet (`a`, `b`)
-and one outside the pair (`e`), random visibilities, networks and memberships, random texts and
-constraints, and then random turns, edits, chat and decisions. Every private text carries a
-marker of its own, and after each step every body a principal gets (views, lists, errors,
-discovery) is searched for the markers it may not see. The layers are checked against a model of
-the rule (Statement on `mutual`, for an incognito other side also once both seats engaged;
-Constraints while Statement is open and `constraint_fit` holds; Identity once `accepted`; open
-stays open), fed by a mirror of discovery over the same intents.
+Each example has three principals of its own on one server: two that may meet (`a`, `b`) and
+one outside the pair (`e`), with random visibilities, networks and memberships, texts and
+constraints, then random turns, edits, chat, questions, answers, resumes, pauses, archives and
+decisions. Every private text carries a marker of its own, and after each step every body a
+principal gets (views, lists, log, receipt, questions, errors, discovery) is searched for the
+markers it may not read. The layers are checked against two oracles: a model of the rule fed
+by a mirror of discovery over the same intents, and what the log's own checks and turns imply
+(Statement on `mutual`, for an incognito other side also once both seats engaged; Constraints
+while Statement is open and `constraint_fit` holds; Identity once `accepted`; open stays open).
 """
 
 from __future__ import annotations
@@ -449,7 +450,10 @@ def answer_question(world: World, side: str) -> None:
     answer = call(world, side, "POST", url, owner=True, json=body)
     assert_private(world, side, answer, statements=True)
     other = call(world, world.other(side), "POST", url, owner=True, json=body)
-    assert other.status_code == 404, other.text  # another seat's question
+    unknown_url = url.replace(question_id, "q_unknown")
+    unknown = call(world, world.other(side), "POST", unknown_url, owner=True, json=body)
+    assert other.status_code == 404, other.text  # another seat's question, as an unknown one
+    assert other.json() == unknown.json()
     assert_private(world, world.other(side), other, statements=True)
 
 
