@@ -112,6 +112,8 @@ class IntentIndex:
         inside the transaction that is writing it: the index takes the row for the question
         and gives it back, so a write rolled back leaves no trace and a committed one is taken
         by `update` as usual."""
+        if not pairs:  # an intent that follows no negotiation loads nothing (nor the model)
+            return []
         lookup = networks_of(conn)
         with self._lock:
             discovery = self._load()
