@@ -54,6 +54,10 @@ def _ignore_message(conn: Connection, intent_id: str, message_id: str, serial: i
     """No negotiations follow intents yet."""
 
 
+def _nobody(_: str) -> None:
+    """No agent follows intents."""
+
+
 @dataclass(frozen=True)
 class IntentHooks:
     """What follows an intent, called inside the transaction that recorded the change, so that
@@ -82,6 +86,9 @@ class Intents:
         self._clock = clock
         self.index = index
         self.hooks = hooks
+        self.committed: Callable[[str], None] = _nobody
+        """Called with the intent once its owner's edit or chat message is durable (the
+        built-in agent, set by the composition root): new context for its negotiations."""
 
     def _write(self, txn: Callable[[Connection], rows.IntentRow]) -> JSONBody:
         """The one way an intent is written: once the write is durable, discovery takes the
@@ -141,7 +148,9 @@ class Intents:
             self.hooks.edited(conn, intent_id, changed, revision)
             return _found(rows.find_intent(conn, intent_id))
 
-        return self._write(txn)
+        written = self._write(txn)
+        self.committed(intent_id)
+        return written
 
     # -- discovery ---------------------------------------------------------------------------
 
@@ -185,7 +194,10 @@ class Intents:
             )
             return {"message": _message(message)}
 
-        return self._db.write(txn)
+        posted = self._db.write(txn)
+        if caller.level == "owner":
+            self.committed(intent_id)
+        return posted
 
     def messages(self, caller: PrincipalCaller, intent_id: str, after: str | None) -> JSONBody:
         def read(conn: Connection) -> JSONBody:

@@ -9,7 +9,7 @@ and the call opens nothing.
 """
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Final
@@ -52,6 +52,13 @@ NOT_A_CANDIDATE: Final = (
     "No intent you may open has this id; POST /api/intents/{id}/discover lists the candidates."
 )
 """One message for an unknown, own, private, inactive or unreachable candidate."""
+
+Follow = Callable[[Sequence[str]], None]
+"""Called with the opportunities a write touched, once it is durable (the built-in agent)."""
+
+
+def _nobody(_: Sequence[str]) -> None:
+    """No agent follows opportunities."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +135,8 @@ class Opportunities:
         self._table = table
         self._index = index
         self._clock = clock
+        self.follow: Follow = _nobody
+        """Set by the composition root to the built-in agent's `follow`."""
 
     def open(self, caller: PrincipalCaller, intent_id: str, body: OpenInput) -> JSONBody:
         """One opportunity per candidate, in their order; a pair opened before, from either
@@ -152,6 +161,7 @@ class Opportunities:
             opened = self._kernel.write(txn)
         except IntegrityError:  # the same pair, opened at the same moment elsewhere
             opened = self._kernel.write(txn)
+        self.follow([row.id for row, created in opened if created])
         return {
             "opportunities": [
                 opportunity_view(row, _seat(row, caller)) | {"created": created}
@@ -295,6 +305,7 @@ class Opportunities:
             return result
 
         answered = self._kernel.write(txn)
+        self.follow([opportunity_id])
         body: JSONBody = json.loads(answered.text)
         return body
 

@@ -8,6 +8,7 @@ from typing import Any, cast
 from accord.app.events import Events
 from accord.app.index import IntentIndex
 from accord.app.intents import Intents
+from accord.app.intro_agent import IntroAgent
 from accord.app.keys import KeyService
 from accord.app.merchants import Merchants
 from accord.app.negotiations import Negotiations
@@ -68,6 +69,10 @@ class Accord:
         self.opportunities = Opportunities(
             self.negotiations, cast(IntroTable, self.tables[INTRO]), self.index, clock=clock
         )
+        self.intro_agent = IntroAgent(self.db, self.opportunities, self.principals, self.intents)
+        self.opportunities.follow = self.intro_agent.follow
+        self.intents.committed = self.intro_agent.follow_intent
+        self.principals.selected = self.intro_agent.follow_principal
         self.rooms = Rooms(self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings)
         self.sessions = Sessions(
             self.negotiations,
