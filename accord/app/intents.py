@@ -46,12 +46,12 @@ NOT_FOUND = "No intent of yours has this id; GET /api/intents lists yours."
 """One message for an unknown id and another principal's intent: they must not differ."""
 
 
-def _ignore_edit(conn: Connection, intent_id: str, changed: Sequence[str], revision: int) -> None:
-    """No opportunities follow intents yet."""
+def _ignore_edit(conn: Connection, row: rows.IntentRow, changed: Sequence[str]) -> None:
+    """Nothing follows this intent."""
 
 
-def _ignore_message(conn: Connection, intent_id: str, message_id: str, serial: int) -> None:
-    """No negotiations follow intents yet."""
+def _ignore_message(conn: Connection, intent_id: str, message_id: str, message: str) -> None:
+    """Nothing follows this intent."""
 
 
 def _nobody(_: str) -> None:
@@ -60,17 +60,15 @@ def _nobody(_: str) -> None:
 
 @dataclass(frozen=True)
 class IntentHooks:
-    """What follows an intent, called inside the transaction that recorded the change, so that
-    what they write commits with it. The defaults do nothing: the intro protocol's
-    `IntentEdited` and `OwnerMessage` moves (new context for a paused negotiation) are not yet
-    fed from here."""
+    """What follows an intent (its opportunities' negotiations), called inside the transaction
+    that recorded the change, so that what they write commits with it."""
 
-    edited: Callable[[Connection, str, Sequence[str], int], None] = _ignore_edit
-    """(intent_id, the members a PATCH changed, `status` among them if it did; the revision's
-    serial, the store's order of edits)."""
-    owner_wrote: Callable[[Connection, str, str, int], None] = _ignore_message
-    """(intent_id, message_id, the message's serial, the store's order of chat): only the
-    owner's messages; an agent's are not new context."""
+    edited: Callable[[Connection, rows.IntentRow, Sequence[str]], None] = _ignore_edit
+    """(the intent as the PATCH left it, the members it changed, `status` among them if it
+    did)."""
+    owner_wrote: Callable[[Connection, str, str, str], None] = _ignore_message
+    """(intent_id, message_id, the message): only the owner's messages; an agent's are not new
+    context."""
 
 
 class Intents:
@@ -81,6 +79,7 @@ class Intents:
         clock: Callable[[], datetime],
         index: IntentIndex,
         hooks: IntentHooks = IntentHooks(),
+        write: Callable[[Callable[[Connection], Any]], Any] | None = None,
     ) -> None:
         self._db = db
         self._clock = clock
@@ -89,11 +88,13 @@ class Intents:
         self.committed: Callable[[str], None] = _nobody
         """Called with the intent once its owner's edit or chat message is durable (the
         built-in agent, set by the composition root): new context for its negotiations."""
+        self._write_txn = db.write if write is None else write
+        """The kernel's write where hooks append to negotiations: it wakes their streams."""
 
     def _write(self, txn: Callable[[Connection], rows.IntentRow]) -> JSONBody:
         """The one way an intent is written: once the write is durable, discovery takes the
         intent as it now is."""
-        row = self._db.write(txn)
+        row: rows.IntentRow = self._write_txn(txn)
         self.index.update(row)
         return {"intent": _view(row)}
 
@@ -144,9 +145,10 @@ class Intents:
                 return row
             now = format_time(self._clock())
             members = rules.stored(merged)
-            revision = rows.revise_intent(conn, intent_id, members, status, changed, now)
-            self.hooks.edited(conn, intent_id, changed, revision)
-            return _found(rows.find_intent(conn, intent_id))
+            rows.revise_intent(conn, intent_id, members, status, changed, now)
+            revised = _found(rows.find_intent(conn, intent_id))
+            self.hooks.edited(conn, revised, changed)
+            return revised
 
         written = self._write(txn)
         self.committed(intent_id)
@@ -188,13 +190,13 @@ class Intents:
                 now=now,
             )
             if author == "owner":
-                self.hooks.owner_wrote(conn, intent_id, message_id, serial)
+                self.hooks.owner_wrote(conn, intent_id, message_id, body.message)
             message = rows.MessageRow(
                 serial, message_id, author, caller.agent_id, body.message, now
             )
             return {"message": _message(message)}
 
-        posted = self._db.write(txn)
+        posted: JSONBody = self._write_txn(txn)
         if caller.level == "owner":
             self.committed(intent_id)
         return posted

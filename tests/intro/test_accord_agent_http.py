@@ -49,7 +49,9 @@ def negotiation(client: httpx.Client, who: Principal, opportunity_id: str) -> JS
     return body
 
 
-def turn(client: httpx.Client, who: Principal, opportunity_id: str, action: str, message: str) -> JSONBody:  # fmt: skip
+def turn(
+    client: httpx.Client, who: Principal, opportunity_id: str, action: str, message: str
+) -> JSONBody:
     count = negotiation(client, who, opportunity_id)["negotiation"]["turn_count"]
     taken = client.post(
         f"/api/opportunities/{opportunity_id}/negotiation/turns",
