@@ -66,7 +66,10 @@ class IntroAgent:
         self._acting.on = True
         try:
             for opportunity_id in dict.fromkeys(opportunity_ids):
-                self._settle(opportunity_id)
+                try:
+                    self._settle(opportunity_id)
+                except Exception:  # the write that called is durable: it must not look failed
+                    log.exception("the accord agent failed on %s", opportunity_id)
         finally:
             self._acting.on = False
 

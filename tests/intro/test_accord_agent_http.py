@@ -151,3 +151,88 @@ def test_two_accord_agents_agree_or_pause_and_never_loop(
         client, cy, CELLIST, dee, QUARTET, mine_constraints=PARIS, their_constraints=LYON
     )
     assert actions(negotiation(client, cy, clash)) == [("initiator", "decline")]
+
+
+def questions(client: httpx.Client, who: Principal, opportunity_id: str) -> list[JSONBody]:
+    got = client.get(
+        f"/api/opportunities/{opportunity_id}/negotiation/questions", headers=key(who.owner_key)
+    )
+    assert got.status_code == 200, got.text
+    listed: list[JSONBody] = got.json()["questions"]
+    return listed
+
+
+def ada_intent(client: httpx.Client, ada: Principal, opportunity_id: str) -> str:
+    intent_id: str = negotiation(client, ada, opportunity_id)["opportunity"]["your_intent_id"]
+    return intent_id
+
+
+def test_accord_asks_for_a_missing_fact_and_goes_on_with_the_answer(
+    client: httpx.Client, ada: Principal, bob: Principal
+) -> None:
+    select_accord(client, ada)
+    opportunity_id = open_pair(
+        client, bob, QUARTET, ada, CELLIST, mine_constraints=SATURDAY
+    )  # bob limits `day`; ada's intent says nothing of it
+    turn(client, bob, opportunity_id, "propose", "Saturdays, then?")
+    (asked,) = questions(client, ada, opportunity_id)
+    assert asked["status"] == "open" and "day" in asked["question"]
+    assert len(asked["options"]) == 2
+    parked = negotiation(client, bob, opportunity_id)["negotiation"]
+    assert (parked["turn_count"], parked["awaiting"]) == (1, "responder")
+    answered = client.post(
+        f"/api/opportunities/{opportunity_id}/negotiation/questions/{asked['question_id']}/answer",
+        json={"answer": asked["options"][0]},
+        headers=key(ada.owner_key),
+    )
+    assert answered.status_code == 200, answered.text
+    seen = negotiation(client, ada, opportunity_id)
+    assert actions(seen) == [("initiator", "propose"), ("responder", "accept")]
+    assert seen["opportunity"]["status"] == "pending"
+
+
+def test_accord_resumes_after_its_owner_answers_in_the_chat(
+    client: httpx.Client, ada: Principal, bob: Principal
+) -> None:
+    select_accord(client, ada)
+    opportunity_id = open_pair(client, bob, QUARTET, ada, CELLIST, mine_constraints=SATURDAY)
+    turn(client, bob, opportunity_id, "decline", "Not this week.")
+    intent_id = ada_intent(client, ada, opportunity_id)
+    assert questions(client, ada, opportunity_id) == []  # nothing to do between rounds
+
+    chat(client, ada, intent_id, f"Do talk to them again. {SECRET}")
+    (asked,) = questions(client, ada, opportunity_id)  # new context; a fact still missing
+    assert asked["status"] == "open" and "day" in asked["question"]
+    paused = negotiation(client, ada, opportunity_id)["negotiation"]
+    assert paused["round"] == 1 and paused["protocol"]["blocked_reason"] == "round_over"
+
+    chat(client, ada, intent_id, "Yes, Saturdays work for me")
+    (answered,) = questions(client, ada, opportunity_id)
+    assert answered["answered_in_chat"] is True
+    seen = negotiation(client, bob, opportunity_id)
+    assert seen["negotiation"]["round"] == 2
+    assert actions(seen) == [("initiator", "decline"), ("responder", "propose")]
+    (message,) = said(seen, "responder")
+    assert "fee" not in message and "Saturdays work" not in message and CELLIST in message
+    turn(client, bob, opportunity_id, "accept", "Then yes.")
+    assert negotiation(client, ada, opportunity_id)["opportunity"]["status"] == "pending"
+
+
+def test_accord_resumes_when_its_owner_widens_a_conflicting_limit(
+    client: httpx.Client, ada: Principal, bob: Principal
+) -> None:
+    select_accord(client, ada)
+    opportunity_id = open_pair(
+        client, bob, QUARTET, ada, CELLIST, mine_constraints=LYON, their_constraints=PARIS
+    )
+    turn(client, bob, opportunity_id, "propose", "Lyon?")
+    assert actions(negotiation(client, ada, opportunity_id))[-1] == ("responder", "decline")
+    intent_id = ada_intent(client, ada, opportunity_id)
+    widened = [{"key": "city", "op": "in", "value": ["Paris", "Lyon"]}]
+    patched = client.patch(
+        f"/api/intents/{intent_id}", json={"constraints": widened}, headers=key(ada.owner_key)
+    )
+    assert patched.status_code == 200, patched.text
+    seen = negotiation(client, ada, opportunity_id)
+    assert seen["negotiation"]["round"] == 2
+    assert actions(seen)[-1] == ("responder", "propose")
