@@ -36,7 +36,7 @@ from accord.store.database import Database
 log = logging.getLogger("accord.agents")
 
 MAX_STEPS: Final = 2 * MAX_TURNS_PER_ROUND + 8
-"""More than a whole round of turns by both seats, a resume and a question each."""
+"""Moves per followed write: more than a whole round of turns, a resume and a question each."""
 
 
 class IntroAgent:
@@ -106,10 +106,16 @@ class IntroAgent:
             PrincipalCaller(principal_id, "agent", BUILT_IN_AGENT)
             for principal_id in (row.initiator_principal_id, row.responder_principal_id)
         ]
-        for _ in range(self._max_steps):
-            if not any([self._step(caller, opportunity_id) for caller in seats]):
+        moves = 0
+        while moves < self._max_steps:
+            made = 0
+            for caller in seats:
+                if moves + made < self._max_steps and self._step(caller, opportunity_id):
+                    made += 1
+            if not made:
                 return
-        log.warning("the accord agent stopped after %d moves on %s", self._max_steps, row.id)
+            moves += made
+        log.warning("the accord agent stopped after %d moves on %s", moves, row.id)
 
     def _step(self, caller: PrincipalCaller, opportunity_id: str) -> bool:
         """One move for the seat of `caller`, if `accord` is its principal's agent; whether a
