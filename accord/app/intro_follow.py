@@ -79,7 +79,7 @@ class IntroFollow:
             self._archived(conn, row.id)
             return
         followed = self._followed(conn, row.id)
-        if RECHECKED.intersection(changed):
+        if followed and RECHECKED.intersection(changed):
             pairs = [(f.row.initiator_intent_id, f.row.responder_intent_id) for f in followed]
             for one, checked in zip(
                 followed, self._index.checks_as_if(conn, row, pairs), strict=True

@@ -78,6 +78,7 @@ class Accord:
         self.merchants = Merchants(self.db, settings, clock=clock)
         self.principals = Principals(self.db, clock=clock)
         self.index = IntentIndex(self.db, mutual_threshold=settings.mutual_threshold)
+        self.notifier.subscribe(self.index.heard)
         intro = cast(IntroTable, self.tables[INTRO])
         follow = IntroFollow(self.negotiations, intro, self.index, clock=clock)
         self.intents = Intents(

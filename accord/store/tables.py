@@ -248,6 +248,7 @@ intents = Table(
     Column("updated_at", TIME, nullable=False),
     Index("intents_by_id", "id", unique=True),
     Index("intents_by_principal", "principal_id", "serial"),
+    Index("intents_by_revision", "revision"),
 )
 
 intent_revisions = Table(
