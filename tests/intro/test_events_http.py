@@ -236,9 +236,14 @@ def test_questions_reach_their_own_seat_and_the_asking_only_its_owner(
     move(asked, Key.SELECTED_AGENT)
     move(AnswerMove("q_initiator_1", AnswerRequest(answer=ANSWER)), Key.OWNER)
     fence = "msg_fence"
-    for who in (ada, bob):
-        last = principal_message(who.principal_id, intent_id="int_x", message_id=fence, paused=[])
-        kernel.write(lambda conn, last=last: kernel.emit(conn, last))
+    fences = [
+        event
+        for who in (ada, bob)
+        for event in principal_message(
+            who.principal_id, intent_id="int_x", message_id=fence, paused=[]
+        )
+    ]
+    kernel.write(lambda conn: kernel.emit(conn, fences))
 
     seen: dict[tuple[str, str], list[Frame]] = {}
     for who in (ada, bob):
