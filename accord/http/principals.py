@@ -11,6 +11,7 @@ from sse_starlette import EventSourceResponse
 from accord.app.events import PrincipalAudience
 from accord.app.identity import PrincipalCaller
 from accord.app.principals import AGENT_ID, Action, Principals
+from accord.core.refusals import Refused
 from accord.http import streams
 from accord.http.auth import ApiKey
 from accord.http.strict import StrictRoute
@@ -63,10 +64,23 @@ def select_agent(body: SelectAgentRequest, request: Request, caller: Owner) -> d
 async def principal_events(
     request: Request,
     caller: Reader,
+    key: ApiKey,
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
 ) -> Response:
     """An owner key streams every event of its principal; an agent key all but owner-only
-    ones. Frames are named for the notification's type."""
+    ones. Frames are named for the notification's type. The key is looked up again before
+    each frame, so a replaced agent key hears nothing more."""
     after = streams.resume_after(last_event_id)
     audience = PrincipalAudience.of(caller)
-    return streams.event_stream(request, audience, after, name=streams.by_type)
+    principals = _principals(request)
+
+    def still_open() -> bool:
+        try:
+            principals.authorize(key, Action.READ)
+        except Refused:
+            return False
+        return True
+
+    return streams.event_stream(
+        request, audience, after, name=streams.by_type, still_open=still_open
+    )

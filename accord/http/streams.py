@@ -2,6 +2,7 @@
 id, `event` its kind, `data` its JSON), resumed after `Last-Event-ID`, kept alive by
 sse-starlette's pings. Everything a route refuses, it refuses before the stream starts."""
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator, Callable
@@ -57,14 +58,19 @@ def event_stream(
     after: int,
     *,
     name: Callable[[EventRow], str] = by_kind,
+    still_open: Callable[[], bool] | None = None,
 ) -> EventSourceResponse:
     """The audience's events after `after` as they are committed, until the client leaves;
-    each frame's `event` is `name(row)`."""
+    each frame's `event` is `name(row)`. `still_open` (a credential that can be replaced) is
+    asked before each frame: once it says no, the stream ends, and a reconnection is refused
+    like any request with that credential."""
     events = _events(request)
 
     async def frames() -> AsyncIterator[ServerSentEvent]:
         yield ServerSentEvent(comment="accord event stream", sep=SEPARATOR)
         async for row in events.follow(audience, after):
+            if still_open is not None and not await asyncio.to_thread(still_open):
+                return
             yield ServerSentEvent(row.data, event=name(row), id=str(row.id), sep=SEPARATOR)
 
     return EventSourceResponse(

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from accord.app.principal_events import principal_message
+from accord.app.principals import Principals
 from accord.app.root import Accord
 from accord.core.refusals import Refused
 from accord.protocols.intro.moves import AnswerMove, AnswerRequest, QuestionsRequest
@@ -51,7 +52,7 @@ KEYS: Final[dict[str, frozenset[str]]] = {
 
 
 @pytest.fixture
-def dan(principals: Any) -> Principal:
+def dan(principals: Principals) -> Principal:
     """The fences' other side."""
     return make_principal(principals, "dan")
 
@@ -340,3 +341,23 @@ def test_a_stream_needs_a_principals_key(
     client: httpx.Client, headers: dict[str, str], code: str
 ) -> None:
     assert_error(client.get("/api/events", headers=headers), code)
+
+
+def test_a_replaced_agent_key_hears_nothing_more(
+    client: httpx.Client, principals: Principals, ada: Principal, bob: Principal
+) -> None:
+    opportunity_id = open_pair(client, ada, bob)["opportunity_id"]
+    with events(client, ada.agent_key) as stream:
+        assert stream.next_frame().data["status"] == "negotiating"
+        new_key = principals.agent_key(ada.name, "default")["agent_key"]
+        answer = client.post(
+            f"/api/opportunities/{opportunity_id}/negotiation/turns",
+            json={"action": "propose", "message": "Saturdays?", "expected_turn_count": 0},
+            headers=key(new_key),
+        )
+        assert answer.status_code == 200, answer.text
+        with pytest.raises(AssertionError, match="the event stream ended"):
+            stream.next_frame()
+    assert_error(client.get("/api/events", headers=key(ada.agent_key)), "unauthenticated")
+    with events(client, new_key) as stream:
+        assert kinds(stream.take(2)) == ["opportunity.changed", "negotiation.changed"]
