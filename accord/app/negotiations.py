@@ -203,7 +203,9 @@ class Negotiations:
 
     def emit(self, conn: Connection, events: Iterable[NewEvent]) -> None:
         """Events beyond a table's decisions (an opportunity's status, a principal's own),
-        in this write: their streams are woken once it is durable, like a decision's."""
+        in this write: their streams are woken once it is durable, like a decision's. Only
+        inside `write` or `write_async`: a plain `Database.write` collects no keys, and on
+        SQLite no stream would be woken."""
         self._collect(insert_events(conn, events))
 
     def _collect(self, keys: frozenset[str]) -> None:
