@@ -21,6 +21,7 @@ from accord.app.identity import PrincipalCaller
 from accord.app.index import IntentIndex
 from accord.app.intents import check_may, invalid_unless, own_intent
 from accord.app.negotiations import Answer, Loaded, Move, Negotiations, encode, request_hash
+from accord.app.principal_events import opportunity_changed, seat_scopes
 from accord.app.principals import Action
 from accord.app.tokens import new_id
 from accord.core.protocol import Decision
@@ -206,7 +207,8 @@ class Opportunities:
         decision = open_negotiation(
             negotiation_id=negotiation_id, opportunity_id=opportunity_id, checks=checks
         )
-        self._kernel.create(conn, self._table, negotiation_id, decision, now)
+        scopes = seat_scopes(mine.principal_id, other.principal_id)
+        self._kernel.create(conn, self._table, negotiation_id, decision, now, party_scopes=scopes)
         ts = format_time(now)
         row = OpportunityRow(
             id=opportunity_id,
@@ -223,6 +225,7 @@ class Opportunities:
             updated_at=ts,
         )
         rows.insert_opportunity(conn, row)
+        self._kernel.emit(conn, opportunity_changed(row))
         return row
 
     def list_seated(
@@ -379,6 +382,7 @@ class Opportunities:
                 row = after[-1].row
                 if row.status == "negotiating":
                     rows.set_status(conn, row.id, "pending", format_time(self._clock()))
+                    self._kernel.emit(conn, opportunity_changed(row, "pending"))
             return result
 
         answered_with = self._kernel.write(txn)
@@ -413,6 +417,8 @@ class Opportunities:
             status = decided_status(body.status, decisions[seat.other])
             now = format_time(self._clock())
             rows.set_decision(conn, row.id, str(seat), body.status, status, now)
+            if status != row.status:
+                self._kernel.emit(conn, opportunity_changed(row, status))
             decided, _ = _seated_row(conn, caller, opportunity_id)
             return opportunity_view(decided, seat)
 

@@ -1,5 +1,5 @@
 """Every statement a negotiation's life runs uses an index: a room and a session from open to
-receipt, a principal's intents, chat and networks, with the sweep, are run while every
+receipt, a principal's intents, chat, networks and events, with the sweep, are run while every
 statement the drivers execute is recorded; then each one's query plan is read on the same
 database. SQLite's plan must not `SCAN` a table; PostgreSQL's, with sequential scans disabled,
 must not hold a `Seq Scan` (it would, only if no index can serve the statement). The cost of
@@ -14,7 +14,7 @@ import psycopg
 import pytest
 from sqlalchemy import Engine, event
 
-from accord.app.events import SeatAudience
+from accord.app.events import PrincipalAudience, SeatAudience
 from accord.app.principals import Action
 from accord.app.root import Accord
 from accord.app.settings import Settings
@@ -172,6 +172,7 @@ def _intents(accord: Accord) -> None:
     said = intents.post_message(owner, intent_id, ChatInput(message="Saturdays"))["message"]
     intents.post_message(agent, intent_id, ChatInput(message="Noted"))
     intents.messages(agent, intent_id, said["message_id"])
+    accord.events.read(PrincipalAudience.of(agent), 0)
 
 
 def _plans(settings: Settings, statements: Recorded) -> dict[str, str]:
