@@ -492,6 +492,7 @@ class Opportunities:
             due = rows.pending_before(conn, cutoff)
             for row in due:
                 rows.set_status(conn, row.id, "expired", format_time(now))
+                self._kernel.emit(conn, opportunity_changed(row, "expired"))
             return [row.id for row in due]
 
         return self._kernel.write(txn)

@@ -3,11 +3,13 @@ the owner key decides, any time before the opportunity is final; a decision whil
 talk closes their negotiation; both acceptances make the introduction and open Identity; the
 other side's decision shows only once final."""
 
+import json
 from typing import Any
 
 import httpx
 import pytest
 
+from accord.app.events import Level, PrincipalAudience
 from accord.app.root import Accord
 from accord.store.database import Database
 from tests.conftest import LiveServer
@@ -126,6 +128,10 @@ def test_an_introduction_left_pending_expires_after_the_pending_ttl(
     server.clock.advance(seconds=61)
     assert sorted(root.sweep().opportunities_expired) == sorted([waiting, accepted_late])
     assert root.sweep().opportunities_expired == []  # once
+    told = root.events.read(PrincipalAudience(ada.principal_id, Level.AGENT), 0)
+    assert json.loads(told[-1].data) == {
+        "type": "opportunity.changed", "opportunity_id": waiting, "status": "expired",
+    }  # fmt: skip
     late = read(client, bob, accepted_late)["opportunity"]
     assert (late["status"], late["decisions"]) == (
         "expired",

@@ -12,14 +12,7 @@ from typing import Any, Final
 import httpx
 import pytest
 
-from accord.app.principal_events import principal_message
 from accord.app.principals import Principals
-from accord.app.root import Accord
-from accord.core.refusals import Refused
-from accord.protocols.intro.moves import AnswerMove, AnswerRequest, QuestionsRequest
-from accord.protocols.intro.state import PROTOCOL as INTRO
-from accord.protocols.intro.state import Actor, Key, Seat
-from accord.store import opportunities as opportunity_rows
 from tests.http.support import EventStream, Frame, assert_error
 from tests.intro.conftest import JSONBody, key, post_intent
 from tests.principals.conftest import Principal, make_principal
@@ -160,9 +153,10 @@ def test_each_event_reaches_both_principals_or_the_other_seat_and_no_one_else(
         }
     for frames in seen.values():
         assert_well_formed(frames)
-        assert {frame.data["opportunity_id"] for frame in frames} <= {opportunity_id}
+        assert {frame.data.get("opportunity_id") for frame in frames} <= {opportunity_id, None}
     assert kinds(seen["ada", "owner"]) == [
         "opportunity.changed",
+        "principal.message",  # ada wrote in her intent's chat: no pair waits between rounds
         "negotiation.changed",  # ada's propose; its turn goes to bob only
         "negotiation.turn",
         "negotiation.settled",
@@ -218,39 +212,25 @@ def test_a_round_over_and_a_rejection_while_the_agents_talk_reach_both(
 
 
 def test_questions_reach_their_own_seat_and_the_asking_only_its_owner(
-    client: httpx.Client, accord: Accord, ada: Principal, bob: Principal
+    client: httpx.Client, ada: Principal, bob: Principal, dan: Principal
 ) -> None:
     opportunity_id = open_pair(client, ada, bob)["opportunity_id"]
-    kernel, table = accord.negotiations, accord.negotiations.table(INTRO)
-
-    def move(move: Any, key_kind: Key) -> None:
-        def txn(conn: Any) -> None:
-            row = opportunity_rows.find_opportunity(conn, opportunity_id)
-            assert row is not None
-            loaded = kernel.lock(conn, table, row.negotiation_id)
-            decided = kernel.decide(conn, table, loaded, move, Actor(Seat.INITIATOR, key_kind))
-            assert not isinstance(decided, Refused), decided
-
-        kernel.write(txn)
-
-    asked = QuestionsRequest.model_validate({"questions": [{"question": QUESTION, "why": WHY}]})
-    move(asked, Key.SELECTED_AGENT)
-    move(AnswerMove("q_initiator_1", AnswerRequest(answer=ANSWER)), Key.OWNER)
-    fence = "msg_fence"
-    fences = [
-        event
-        for who in (ada, bob)
-        for event in principal_message(
-            who.principal_id, intent_id="int_x", message_id=fence, paused=[]
-        )
-    ]
-    kernel.write(lambda conn: kernel.emit(conn, fences))
-
+    url = f"/api/opportunities/{opportunity_id}/negotiation/questions"
+    asked = client.post(
+        url, json={"questions": [{"question": QUESTION, "why": WHY}]}, headers=key(ada.agent_key)
+    )
+    assert asked.status_code == 201, asked.text
+    question_id = asked.json()["questions"][0]["question_id"]
+    answered = client.post(
+        f"{url}/{question_id}/answer", json={"answer": ANSWER}, headers=key(ada.owner_key)
+    )
+    assert answered.status_code == 200, answered.text
+    fences = {who.name: open_pair(client, who, dan)["opportunity_id"] for who in (ada, bob)}
     seen: dict[tuple[str, str], list[Frame]] = {}
     for who in (ada, bob):
         for level in ("owner", "agent"):
             with events(client, getattr(who, f"{level}_key")) as stream:
-                seen[who.name, level] = until_message(stream, fence)
+                seen[who.name, level] = until(stream, fences[who.name])
     for frames in seen.values():
         assert_well_formed(frames)
     questions = {
@@ -259,39 +239,78 @@ def test_questions_reach_their_own_seat_and_the_asking_only_its_owner(
     }
     assert questions == {
         ("ada", "owner"): [
-            ("questions.asked", ["q_initiator_1"]),
-            ("questions.answered", ["q_initiator_1"]),
+            ("questions.asked", [question_id]),
+            ("questions.answered", [question_id]),
         ],
-        ("ada", "agent"): [("questions.answered", ["q_initiator_1"])],
+        ("ada", "agent"): [("questions.answered", [question_id])],
         ("bob", "owner"): [],
         ("bob", "agent"): [],
     }
 
 
-def test_a_principal_message_reaches_only_its_own_principal_at_every_level(
-    client: httpx.Client, accord: Accord, ada: Principal, bob: Principal, dan: Principal
-) -> None:
-    opportunity_id = open_pair(client, ada, bob)["opportunity_id"]
-    told = principal_message(
-        ada.principal_id, intent_id="int_ada", message_id="msg_1", paused=[opportunity_id]
+def chat(client: httpx.Client, token: str, intent_id: str, message: str) -> str:
+    said = client.post(
+        f"/api/intents/{intent_id}/chat", json={"message": message}, headers=key(token)
     )
-    accord.negotiations.write(lambda conn: accord.negotiations.emit(conn, told))
+    assert said.status_code == 201, said.text
+    message_id: str = said.json()["message"]["message_id"]
+    return message_id
+
+
+def test_a_principal_message_reaches_only_its_own_principal_at_every_level(
+    client: httpx.Client, ada: Principal, bob: Principal, dan: Principal
+) -> None:
+    """The owner's chat message, never its text, naming the negotiations it may resume: those
+    waiting between rounds. An agent's message tells nobody."""
+    opened = open_pair(client, ada, bob)
+    paused, intent_id = opened["opportunity_id"], opened["your_intent_id"]
+    took(client, ada, paused, action="decline", message="Not now", expected_turn_count=0)
+    talking = open_pair(client, ada, bob)
+    chat(client, ada.agent_key, intent_id, "An agent's note")
+    message_id = chat(client, ada.owner_key, intent_id, CHAT)
+    assert talking["your_intent_id"] != intent_id  # the other pair follows another intent
     fences = {who.name: open_pair(client, who, dan)["opportunity_id"] for who in (ada, bob)}
     for level in ("owner", "agent"):
         with events(client, getattr(ada, f"{level}_key")) as stream:
             frames = until(stream, fences["ada"])
         assert_well_formed(frames)
-        assert [(f.event, f.data) for f in frames][-1] == (
-            "principal.message",
-            {
-                "type": "principal.message",
-                "intent_id": "int_ada",
-                "message_id": "msg_1",
-                "paused": [opportunity_id],
-            },
-        )
+        told = [(f.event, f.data) for f in frames if f.event == "principal.message"]
+        assert told == [
+            (
+                "principal.message",
+                {
+                    "type": "principal.message",
+                    "intent_id": intent_id,
+                    "message_id": message_id,
+                    "paused": [paused],
+                },
+            )
+        ]
     with events(client, bob.owner_key) as stream:
         assert "principal.message" not in kinds(until(stream, fences["bob"]))
+
+
+def test_an_archive_tells_both_principals_their_opportunity_expired(
+    client: httpx.Client, ada: Principal, bob: Principal, dan: Principal
+) -> None:
+    opened = open_pair(client, ada, bob)
+    archived = client.patch(
+        f"/api/intents/{opened['your_intent_id']}",
+        json={"status": "archived"},
+        headers=key(ada.owner_key),
+    )
+    assert archived.status_code == 200, archived.text
+    fences = {who.name: open_pair(client, who, dan)["opportunity_id"] for who in (ada, bob)}
+    for who in (ada, bob):
+        with events(client, who.agent_key) as stream:
+            frames = until(stream, fences[who.name])
+        assert_well_formed(frames)
+        told = [(f.event, f.data.get("status"), f.data.get("outcome")) for f in frames]
+        assert told[-3:] == [
+            ("negotiation.settled", None, "closed"),
+            ("negotiation.changed", None, "closed"),
+            ("opportunity.changed", "expired", None),
+        ]
 
 
 def test_a_stream_resumes_after_its_last_event_id_and_takes_an_x_api_key(

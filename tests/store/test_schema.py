@@ -108,7 +108,7 @@ def test_migration_0007_moves_seen_terms_out_of_the_state(database_url: str) -> 
         engine.dispose()
 
 
-def test_migration_0010_keeps_every_event_and_its_id(database_url: str) -> None:
+def test_migration_0011_keeps_every_event_and_its_id(database_url: str) -> None:
     """Events tied to no negotiation: SQLite copies the table to change the column, and a
     stream's Last-Event-ID must still name the same event afterwards."""
     config = Config()
@@ -117,7 +117,7 @@ def test_migration_0010_keeps_every_event_and_its_id(database_url: str) -> None:
     try:
         with engine.begin() as conn:
             config.attributes["connection"] = conn
-            command.upgrade(config, "0009")
+            command.upgrade(config, "0010")
             conn.execute(
                 text(
                     "INSERT INTO negotiations (id, protocol, seq, state, version, is_final, "

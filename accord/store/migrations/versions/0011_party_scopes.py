@@ -5,8 +5,8 @@ a principal's own. SQLite changes a column's nullability only by copying the tab
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0010"
-down_revision = "0009"
+revision = "0011"
+down_revision = "0010"
 
 
 def upgrade() -> None:
