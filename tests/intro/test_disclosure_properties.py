@@ -5,11 +5,12 @@ Each example has three principals of its own on one server: two that may meet (`
 one outside the pair (`e`), with random visibilities, networks and memberships, texts and
 constraints, then random turns, edits, chat, questions, answers, resumes, pauses, archives and
 decisions. Every private text carries a marker of its own, and after each step every body a
-principal gets (views, lists, log, receipt, questions, errors, discovery) is searched for the
-markers it may not read. The layers are checked against two oracles: a model of the rule fed
-by a mirror of discovery over the same intents, and what the log's own checks and turns imply
-(Statement on `mutual`, for an incognito other side also once both seats engaged; Constraints
-while Statement is open and `constraint_fit` holds; Identity once `accepted`; open stays open).
+principal gets (views, lists, log, receipt, questions, errors, discovery, and at the end its
+whole event stream) is searched for the markers it may not read. The layers are checked
+against two oracles: a model of the rule fed by a mirror of discovery over the same intents,
+and what the log's own checks and turns imply (Statement on `mutual`, for an incognito other
+side also once both seats engaged; Constraints while Statement is open and `constraint_fit`
+holds; Identity once `accepted`; open stays open).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from accord.app.settings import Settings
 from accord.discovery import Discovery, IntentDoc, Ranking, constraint_fit, constraint_from_json
 from accord.store.database import Database
 from tests.conftest import FakeClock, _postgres_schema_url, free_port, serve_in_thread
+from tests.http.support import EventStream
 from tests.intro.conftest import JSONBody, key
 from tests.principals.conftest import Principal, make_principal
 
@@ -360,6 +362,33 @@ def check_log(world: World, side: str, envelopes: list[JSONBody], layers: JSONBo
     assert not [d for d in FINAL if f'"{d}"' in text]
 
 
+def check_events(world: World) -> None:
+    """Each principal's whole event stream (owner level, every event it may get), read up to a
+    fence it is sent last: its owner's message in its private intent's chat."""
+    for who in ("a", "b", "e"):
+        fenced = world.sides[f"p{who}"].intent_id
+        message = f"fence {world.markers.new(_pid(world, who))}"
+        url = f"/api/intents/{fenced}/chat"
+        said = call(world, who, "POST", url, owner=True, json={"message": message})
+        assert said.status_code == 201, said.text
+        fence = said.json()["message"]["message_id"]
+        headers = key(world.people[who].owner_key)
+        seen: set[str] = set()
+        with world.client.stream("GET", "/api/events", headers=headers, timeout=10) as answer:
+            frames = EventStream(answer)
+            while True:
+                frame = frames.next_frame()
+                seen.add(frame.data.get("opportunity_id") or "")
+                leaked = {m for m in world.markers.owner if m in frame.raw} - allowed(world, who)
+                assert not leaked, (who, frame)
+                assert not {s for s in hidden_statements(world, who) if s in frame.raw}, frame
+                if who == "e":
+                    assert frame.data.get("opportunity_id") is None, frame
+                if frame.data.get("message_id") == fence:
+                    break
+        assert (world.opportunity_id in seen) == (who in SIDES and world.opportunity_id is not None)
+
+
 # -- the steps --------------------------------------------------------------------------------
 
 
@@ -678,6 +707,7 @@ def test_no_principal_reads_what_is_not_open_to_it(corpus: Corpus, scenario: Sce
     if world.opportunity_id is None:
         open_pair(world, world.other(scenario.opener))
     if world.opportunity_id is None:
+        check_events(world)
         return
     event(f"opened, {world.sides['a'].body['visibility']}/{world.sides['b'].body['visibility']}")
     check_views(world, every_route=True)
@@ -707,5 +737,6 @@ def test_no_principal_reads_what_is_not_open_to_it(corpus: Corpus, scenario: Sce
     check_views(world, every_route=True)
     for who in ("a", "b", "e"):
         check_discovery(world, who, world.sides[who].intent_id)
+    check_events(world)
     event(f"layers open for a: {sorted(expected_counterparty(world, 'a'))}")
     event(f"final status {world.status}")
