@@ -9,7 +9,7 @@ updates, which the lexical index needs.
 
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from sqlalchemy import Connection
@@ -89,3 +89,24 @@ class IntentIndex:
         """`(mutual, constraint_fit)` when `a` may open the pair with `b`, else None."""
         lookup = networks_of(conn)
         return self.ask(lambda d: d.opening(a_id, b_id, lookup))
+
+    def checks_as_if(
+        self, conn: Connection, row: rows.IntentRow, pairs: Sequence[tuple[str, str]]
+    ) -> list[tuple[bool, bool] | None]:
+        """`(mutual, constraint_fit)` of each opened pair with the intent as `row` holds it,
+        inside the transaction that is writing it: the index takes the row for the question
+        and gives it back, so a write rolled back leaves no trace and a committed one is taken
+        by `update` as usual."""
+        lookup = networks_of(conn)
+        with self._lock:
+            self._load()
+            discovery = self._discovery
+            before = discovery.doc(row.id)
+            discovery.upsert(intent_doc(row))
+            try:
+                return [discovery.checks(a, b, lookup) for a, b in pairs]
+            finally:
+                if before is None:
+                    discovery.remove(row.id)
+                else:
+                    discovery.upsert(before)

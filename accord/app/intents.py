@@ -46,27 +46,25 @@ NOT_FOUND = "No intent of yours has this id; GET /api/intents lists yours."
 """One message for an unknown id and another principal's intent: they must not differ."""
 
 
-def _ignore_edit(conn: Connection, intent_id: str, changed: Sequence[str], revision: int) -> None:
-    """No opportunities follow intents yet."""
+def _ignore_edit(conn: Connection, row: rows.IntentRow, changed: Sequence[str]) -> None:
+    """Nothing follows this intent."""
 
 
-def _ignore_message(conn: Connection, intent_id: str, message_id: str, serial: int) -> None:
-    """No negotiations follow intents yet."""
+def _ignore_message(conn: Connection, intent_id: str, message_id: str, message: str) -> None:
+    """Nothing follows this intent."""
 
 
 @dataclass(frozen=True)
 class IntentHooks:
-    """What follows an intent, called inside the transaction that recorded the change, so that
-    what they write commits with it. The defaults do nothing: the intro protocol's
-    `IntentEdited` and `OwnerMessage` moves (new context for a paused negotiation) are not yet
-    fed from here."""
+    """What follows an intent (its opportunities' negotiations), called inside the transaction
+    that recorded the change, so that what they write commits with it."""
 
-    edited: Callable[[Connection, str, Sequence[str], int], None] = _ignore_edit
-    """(intent_id, the members a PATCH changed, `status` among them if it did; the revision's
-    serial, the store's order of edits)."""
-    owner_wrote: Callable[[Connection, str, str, int], None] = _ignore_message
-    """(intent_id, message_id, the message's serial, the store's order of chat): only the
-    owner's messages; an agent's are not new context."""
+    edited: Callable[[Connection, rows.IntentRow, Sequence[str]], None] = _ignore_edit
+    """(the intent as the PATCH left it, the members it changed, `status` among them if it
+    did)."""
+    owner_wrote: Callable[[Connection, str, str, str], None] = _ignore_message
+    """(intent_id, message_id, the message): only the owner's messages; an agent's are not new
+    context."""
 
 
 class Intents:
@@ -77,16 +75,19 @@ class Intents:
         clock: Callable[[], datetime],
         index: IntentIndex,
         hooks: IntentHooks = IntentHooks(),
+        write: Callable[[Callable[[Connection], Any]], Any] | None = None,
     ) -> None:
         self._db = db
         self._clock = clock
         self.index = index
         self.hooks = hooks
+        self._write_txn = db.write if write is None else write
+        """The kernel's write where hooks append to negotiations: it wakes their streams."""
 
     def _write(self, txn: Callable[[Connection], rows.IntentRow]) -> JSONBody:
         """The one way an intent is written: once the write is durable, discovery takes the
         intent as it now is."""
-        row = self._db.write(txn)
+        row: rows.IntentRow = self._write_txn(txn)
         self.index.update(row)
         return {"intent": _view(row)}
 
@@ -137,9 +138,10 @@ class Intents:
                 return row
             now = format_time(self._clock())
             members = rules.stored(merged)
-            revision = rows.revise_intent(conn, intent_id, members, status, changed, now)
-            self.hooks.edited(conn, intent_id, changed, revision)
-            return _found(rows.find_intent(conn, intent_id))
+            rows.revise_intent(conn, intent_id, members, status, changed, now)
+            revised = _found(rows.find_intent(conn, intent_id))
+            self.hooks.edited(conn, revised, changed)
+            return revised
 
         return self._write(txn)
 
@@ -179,13 +181,14 @@ class Intents:
                 now=now,
             )
             if author == "owner":
-                self.hooks.owner_wrote(conn, intent_id, message_id, serial)
+                self.hooks.owner_wrote(conn, intent_id, message_id, body.message)
             message = rows.MessageRow(
                 serial, message_id, author, caller.agent_id, body.message, now
             )
             return {"message": _message(message)}
 
-        return self._db.write(txn)
+        posted: JSONBody = self._write_txn(txn)
+        return posted
 
     def messages(self, caller: PrincipalCaller, intent_id: str, after: str | None) -> JSONBody:
         def read(conn: Connection) -> JSONBody:

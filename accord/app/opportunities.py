@@ -11,7 +11,7 @@ and the call opens nothing.
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 from sqlalchemy import Connection
@@ -27,7 +27,15 @@ from accord.core.protocol import Decision
 from accord.core.refusals import RefusalCode, Refused, refuse
 from accord.core.times import format_time
 from accord.protocols.intro.decide import open_negotiation
-from accord.protocols.intro.moves import Close, TurnRequest
+from accord.protocols.intro.moves import (
+    AnswerMove,
+    AnswerRequest,
+    Close,
+    QuestionsRequest,
+    ResumeRequest,
+    SeatMove,
+    TurnRequest,
+)
 from accord.protocols.intro.opportunities import (
     DecisionInput,
     OpenInput,
@@ -38,7 +46,13 @@ from accord.protocols.intro.opportunities import (
 )
 from accord.protocols.intro.state import Actor, Checks, IntroState, Key, Outcome, Seat
 from accord.protocols.intro.table import IntroTable
-from accord.protocols.intro.views import CounterpartyIntent, counterparty, layers, negotiation_view
+from accord.protocols.intro.views import (
+    CounterpartyIntent,
+    counterparty,
+    layers,
+    negotiation_view,
+    questions_view,
+)
 from accord.store import intents as intent_rows
 from accord.store import opportunities as rows
 from accord.store import principals as principal_rows
@@ -46,6 +60,7 @@ from accord.store.opportunities import OpportunityRow
 
 JSONBody = dict[str, Any]
 STATUSES: Final = ("negotiating", "pending", "accepted", "rejected", "expired")
+NEGOTIATION_STATES: Final = ("open", "settled")
 FINAL: Final = frozenset({"accepted", "rejected", "expired"})
 NOT_FOUND: Final = "No opportunity has this id; GET /api/opportunities lists yours."
 NOT_A_CANDIDATE: Final = (
@@ -245,8 +260,75 @@ class Opportunities:
         self._kernel.read(read)
 
     def turn(self, caller: PrincipalCaller, opportunity_id: str, request: TurnRequest) -> JSONBody:
-        """A seat's turn through the kernel (the protocol's check order); an agreement makes
-        the opportunity `pending` in the same transaction."""
+        """A seat's turn through the kernel (the protocol's check order); a `message_id` makes
+        a retry safe."""
+        message_id = request.message_id
+        return self._seat_move(
+            caller,
+            opportunity_id,
+            request,
+            lambda seated, _decision: Answer(200, encode(seated_views(seated))),
+            message_id=message_id,
+            request_hash=(
+                request_hash(request.model_dump(mode="json", exclude_none=True))
+                if message_id is not None
+                else ""
+            ),
+        )
+
+    def resume(
+        self, caller: PrincipalCaller, opportunity_id: str, request: ResumeRequest
+    ) -> JSONBody:
+        """The next round, opened by the seat's owner or selected agent on new context."""
+        return self._seat_move(
+            caller,
+            opportunity_id,
+            request,
+            lambda seated, _decision: Answer(200, encode(seated_views(seated))),
+        )
+
+    def ask(
+        self, caller: PrincipalCaller, opportunity_id: str, request: QuestionsRequest
+    ) -> JSONBody:
+        """The selected agent's questions to its owner: `201 {questions}`, the ones asked."""
+
+        def answer(seated: Seated, decision: Decision) -> Answer:
+            asked = {
+                q["question_id"] for d in decision.private for q in d.draft.payload["questions"]
+            }
+            listed = questions_view(seated.state, seated.seat)
+            return Answer(
+                201, encode({"questions": [q for q in listed if q["question_id"] in asked]})
+            )
+
+        return self._seat_move(caller, opportunity_id, request, answer)
+
+    def answer(
+        self, caller: PrincipalCaller, opportunity_id: str, question_id: str, request: AnswerRequest
+    ) -> JSONBody:
+        """The owner's answer to one of its seat's questions: new context between rounds."""
+
+        def answer(seated: Seated, _decision: Decision) -> Answer:
+            listed = questions_view(seated.state, seated.seat)
+            return Answer(
+                200,
+                encode({"question": next(q for q in listed if q["question_id"] == question_id)}),
+            )
+
+        return self._seat_move(caller, opportunity_id, AnswerMove(question_id, request), answer)
+
+    def _seat_move(
+        self,
+        caller: PrincipalCaller,
+        opportunity_id: str,
+        request: SeatMove,
+        answer: Callable[[Seated, Decision], Answer],
+        *,
+        message_id: str | None = None,
+        request_hash: str = "",
+    ) -> JSONBody:
+        """One move of a seat through the kernel, who asks found inside its transaction; an
+        agreement makes the opportunity `pending` in the same transaction."""
         after: list[Seated] = []
 
         def authorize(conn: Connection) -> tuple[Seated, Actor]:
@@ -262,24 +344,19 @@ class Opportunities:
             active = seated.mine.status == "active" and seated.theirs.status == "active"
             return seated, Actor(seated.seat, kind, intents_active=active)
 
-        def answer(loaded: Loaded[IntroState], _decision: Decision, who: Any) -> Answer:
+        def answered(loaded: Loaded[IntroState], decision: Decision, who: Any) -> Answer:
             seated = replace(who[0], state=loaded.state)
             after.append(seated)
-            return Answer(200, encode(seated_views(seated)))
+            return answer(seated, decision)
 
-        message_id = request.message_id
         move: Move[IntroState, tuple[Seated, Actor]] = Move(
             authorize=authorize,
             party=lambda who: str(who[1].seat),
             actor=lambda who: who[1],
             move=request,
-            answer=answer,
+            answer=answered,
             message_id=message_id,
-            request_hash=(
-                request_hash(request.model_dump(mode="json", exclude_none=True))
-                if message_id is not None
-                else ""
-            ),
+            request_hash=request_hash,
         )
         negotiation_id = self._kernel.read(
             lambda conn: _seated_row(conn, caller, opportunity_id)[0].negotiation_id
@@ -294,8 +371,8 @@ class Opportunities:
                     rows.set_status(conn, row.id, "pending", format_time(self._clock()))
             return result
 
-        answered = self._kernel.write(txn)
-        body: JSONBody = json.loads(answered.text)
+        answered_with = self._kernel.write(txn)
+        body: JSONBody = json.loads(answered_with.text)
         return body
 
     def decide(self, caller: PrincipalCaller, opportunity_id: str, body: DecisionInput) -> JSONBody:
@@ -336,6 +413,71 @@ class Opportunities:
 
     def negotiation(self, caller: PrincipalCaller, opportunity_id: str) -> JSONBody:
         return seated_views(self.seated(caller, opportunity_id, Action.READ))
+
+    def questions(self, caller: PrincipalCaller, opportunity_id: str) -> JSONBody:
+        seated = self.seated(caller, opportunity_id, Action.READ)
+        return {"questions": questions_view(seated.state, seated.seat)}
+
+    def log(self, caller: PrincipalCaller, opportunity_id: str) -> JSONBody:
+        """The whole chain, the same for both seats: no envelope holds anything private."""
+        seated = self.seated(caller, opportunity_id, Action.READ)
+        return {"envelopes": self._kernel.log(seated.row.negotiation_id)}
+
+    def receipt(self, caller: PrincipalCaller, opportunity_id: str) -> JSONBody:
+        """Signed when the agents agreed, unsigned when closed; `negotiation_open` before."""
+        seated = self.seated(caller, opportunity_id, Action.READ)
+        if not seated.state.is_settled:
+            raise refuse(
+                RefusalCode.NEGOTIATION_OPEN,
+                "The negotiation has not settled yet; it has no receipt.",
+            )
+        return self._kernel.receipt(self._table, seated.row.negotiation_id, seated.state)
+
+    def list_negotiations(
+        self, caller: PrincipalCaller, state: str | None, intent_id: str | None
+    ) -> JSONBody:
+        """The negotiations of the principal's opportunities, newest first; `state` is `open`
+        or `settled`."""
+
+        def read(conn: Connection) -> JSONBody:
+            check_may(conn, caller, Action.READ)
+            invalid_unless(
+                state is None or state in NEGOTIATION_STATES,
+                {"state": f"one of {', '.join(NEGOTIATION_STATES)}"},
+            )
+            listed = []
+            for row in rows.seat_opportunities(
+                conn, caller.principal_id, status=None, intent_id=intent_id
+            ):
+                talk = self._kernel.load(conn, self._table, row.negotiation_id)
+                if state is not None and talk.is_settled != (state == "settled"):
+                    continue
+                listed.append(
+                    {
+                        "negotiation_id": row.negotiation_id,
+                        "opportunity_id": row.id,
+                        "outcome": talk.outcome,
+                        "round": talk.round,
+                        "awaiting": talk.awaiting,
+                    }
+                )
+            return {"negotiations": listed}
+
+        return self._kernel.read(read)
+
+    def expire_pending(self, ttl_seconds: float) -> list[str]:
+        """Every opportunity `pending` for longer than `ttl_seconds` becomes `expired`: silence
+        never decides, so nobody accepted it in time. Returns their ids."""
+
+        def txn(conn: Connection) -> list[str]:
+            now = self._clock()
+            cutoff = format_time(now - timedelta(seconds=ttl_seconds))
+            due = rows.pending_before(conn, cutoff)
+            for row in due:
+                rows.set_status(conn, row.id, "expired", format_time(now))
+            return [row.id for row in due]
+
+        return self._kernel.write(txn)
 
 
 def _seated_row(

@@ -1,16 +1,18 @@
 """The composition root: every service of one Accord process, built once from its settings
 and clock, for the HTTP app, the CLI and tests alike."""
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
 
 from accord.app.events import Events
 from accord.app.index import IntentIndex
-from accord.app.intents import Intents
+from accord.app.intents import IntentHooks, Intents
+from accord.app.intro_follow import IntroFollow
 from accord.app.keys import KeyService
 from accord.app.merchants import Merchants
-from accord.app.negotiations import Negotiations
+from accord.app.negotiations import Ended, Negotiations
 from accord.app.opportunities import Opportunities
 from accord.app.principals import Principals
 from accord.app.rooms import Rooms
@@ -26,6 +28,17 @@ from accord.protocols.rooms.state import PROTOCOL as ROOMS
 from accord.protocols.rooms.table import RoomsTable
 from accord.store.database import Database
 from accord.trust.keys import Keys
+
+
+@dataclass(frozen=True)
+class Swept:
+    ended: Sequence[Ended]
+    """Negotiations that expired or closed, each with the envelope that ended it."""
+    opportunities_expired: Sequence[str]
+    """Opportunities that stayed `pending` too long."""
+
+    def __len__(self) -> int:
+        return len(self.ended) + len(self.opportunities_expired)
 
 
 def utc_now() -> datetime:
@@ -64,10 +77,16 @@ class Accord:
         self.merchants = Merchants(self.db, settings, clock=clock)
         self.principals = Principals(self.db, clock=clock)
         self.index = IntentIndex(self.db, mutual_threshold=settings.mutual_threshold)
-        self.intents = Intents(self.db, clock=clock, index=self.index)
-        self.opportunities = Opportunities(
-            self.negotiations, cast(IntroTable, self.tables[INTRO]), self.index, clock=clock
+        intro = cast(IntroTable, self.tables[INTRO])
+        follow = IntroFollow(self.negotiations, intro, self.index, clock=clock)
+        self.intents = Intents(
+            self.db,
+            clock=clock,
+            index=self.index,
+            hooks=IntentHooks(edited=follow.edited, owner_wrote=follow.owner_wrote),
+            write=self.negotiations.write,
         )
+        self.opportunities = Opportunities(self.negotiations, intro, self.index, clock=clock)
         self.rooms = Rooms(self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings)
         self.sessions = Sessions(
             self.negotiations,
@@ -75,6 +94,12 @@ class Accord:
             settings,
             merchants=self.merchants,
         )
+
+    def sweep(self) -> "Swept":
+        """Every expiry that is due: negotiations (each table's own), then introductions
+        that waited on their people past `--pending-ttl`."""
+        ended = self.negotiations.sweep()
+        return Swept(ended, self.opportunities.expire_pending(self.settings.pending_ttl))
 
     def close(self) -> None:
         if self._owns_db:

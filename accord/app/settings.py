@@ -27,6 +27,7 @@ class Settings(BaseSettings):
     sweep_interval: float = 3600.0
     invite_ttl: int = 259_200
     idle_ttl: int = 604_800
+    pending_ttl: int = 1_209_600
     key_file: Path | None = None
     arbiter_id: str | None = None
     retention_days: int = 90

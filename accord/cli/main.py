@@ -104,12 +104,14 @@ def _describe(settings: Settings) -> str:
 @app.command()
 @with_settings
 def sweep(settings: Settings, as_json: Json = False) -> None:
-    """One sweep now: record every expiry that is due, close every timed-out session."""
+    """One sweep now: record every expiry that is due, close every timed-out session, expire
+    every introduction that waited on its people too long."""
     db = store.existing(settings)
     try:
-        ended = Accord(settings, db=db).negotiations.sweep()
+        swept = Accord(settings, db=db).sweep()
     finally:
         db.close()
+    ended = swept.ended
     expired = [e for e in ended if e.envelope.type.endswith(".expired")]
     closed = [e for e in ended if e not in expired]
     result = {
@@ -118,12 +120,18 @@ def sweep(settings: Settings, as_json: Json = False) -> None:
             {"protocol": e.protocol, "id": e.id, "reason": e.envelope.payload.get("reason")}
             for e in closed
         ],
+        "opportunities_expired": list(swept.opportunities_expired),
     }
     if as_json:
         print_json(result)
         return
     out.print(f"expired {len(expired)} room(s)" + "".join(f"\n  {e.id}" for e in expired))
     out.print(f"closed {len(closed)} session(s)" + "".join(f"\n  {e.id}" for e in closed))
+    introductions = swept.opportunities_expired
+    out.print(
+        f"expired {len(introductions)} introduction(s) left pending"
+        + "".join(f"\n  {i}" for i in introductions)
+    )
 
 
 @app.command()

@@ -57,6 +57,15 @@ IdleTtl = Annotated[
         "--idle-ttl", envvar="ACCORD_IDLE_TTL", min=1, help="Live room idle lifetime, seconds."
     ),
 ]
+PendingTtl = Annotated[
+    int,
+    typer.Option(
+        "--pending-ttl",
+        envvar="ACCORD_PENDING_TTL",
+        min=1,
+        help="Seconds an agreed introduction waits for both people before it expires.",
+    ),
+]
 KeyFile = Annotated[
     Path | None,
     typer.Option(
@@ -173,6 +182,7 @@ _SETTING_OPTIONS: Final = (
     ("sweep_interval", SweepInterval),
     ("invite_ttl", InviteTtl),
     ("idle_ttl", IdleTtl),
+    ("pending_ttl", PendingTtl),
     ("key_file", KeyFile),
     ("arbiter_id", ArbiterId),
     ("retention_days", RetentionDays),

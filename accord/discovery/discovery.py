@@ -124,6 +124,21 @@ class Discovery:
             return None
         return mutual, constraint_fit(a, b)
 
+    def checks(
+        self, a_id: str, b_id: str, networks_of: NetworksOf | Mapping[str, frozenset[str]]
+    ) -> tuple[bool, bool] | None:
+        """`(mutual, constraint_fit)` of an opened pair as the two intents now are, whatever
+        their status; None when either has left the index."""
+        if a_id not in self._entries or b_id not in self._entries:
+            return None
+        lookup = networks_lookup(networks_of)
+        a, b = self._entries[a_id].doc, self._entries[b_id].doc
+        return self._mutual(a, b, lookup, self.score(a_id, b_id)), constraint_fit(a, b)
+
+    def doc(self, intent_id: str) -> IntentDoc | None:
+        entry = self._entries.get(intent_id)
+        return None if entry is None else entry.doc
+
     def _ranked(self, a: _Entry) -> Iterator[tuple[float, str]]:
         """Every indexed intent with a lexical score above 0, best first, ties by intent_id.
 

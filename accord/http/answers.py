@@ -460,6 +460,46 @@ class SeatOpportunity(SeatNegotiation):
     opportunity: Opportunity
 
 
+class Question(Described):
+    question_id: str
+    question: str
+    options: list[str] | None
+    why: str
+    status: Literal["open", "answered"]
+    answer: str | None = Field(None, description="Once answered.")
+    answered_in_chat: bool | None = Field(
+        None, description="Once answered: true when the owner's chat message answered it."
+    )
+
+
+class AskedQuestions(Described):
+    questions: list[Question] = Field(description="Oldest first; only the viewer's own seat's.")
+
+
+class AnsweredQuestion(Described):
+    question: Question
+
+
+class IntroReceipt(ReceiptMembers):
+    """Signed when the agents agreed (a detached JWS in `artifact`), unsigned when closed."""
+
+    protocol: Literal["intro"]
+    enforcement: Literal["bilateral"]
+    final_terms: dict[str, Any] | None
+
+
+class NegotiationSummary(Described):
+    negotiation_id: str
+    opportunity_id: str
+    outcome: Literal["agreed", "closed"] | None
+    round: int
+    awaiting: IntroSeat | None
+
+
+class NegotiationList(Described):
+    negotiations: list[NegotiationSummary] = Field(description="Newest first.")
+
+
 # -- the server --------------------------------------------------------------------------
 
 

@@ -2,7 +2,7 @@
 
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sized
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
@@ -48,7 +48,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         stop = threading.Event()
         sweeper = threading.Thread(
             target=_sweep_forever,
-            args=(accord.negotiations.sweep, settings.sweep_interval, stop),
+            args=(accord.sweep, settings.sweep_interval, stop),
             daemon=True,
         )
         sweeper.start()
@@ -100,14 +100,12 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     return app
 
 
-def _sweep_forever(
-    sweep: Callable[[], Sequence[object]], interval: float, stop: threading.Event
-) -> None:
+def _sweep_forever(sweep: Callable[[], Sized], interval: float, stop: threading.Event) -> None:
     """The sweeper inside `accord serve`: one sweep at start, then one every interval."""
     while not stop.is_set():
         try:
             if ended := sweep():
-                log.info("ended %d negotiations", len(ended))
+                log.info("ended %d negotiations or introductions", len(ended))
         except Exception:  # the sweeper must outlive a bad sweep; the next one retries
             log.exception("sweep failed")
         stop.wait(interval)

@@ -46,6 +46,7 @@ PARAMETERS: Final[Codes] = frozenset({C.INVALID_REQUEST})
 _ROOM_SEAT: Final = frozenset({C.UNAUTHENTICATED, C.FORBIDDEN, C.ROOM_NOT_FOUND})
 _SESSION: Final = frozenset({C.UNAUTHENTICATED, C.FORBIDDEN, C.SESSION_NOT_FOUND})
 _KEY: Final = frozenset({C.UNAUTHENTICATED, C.FORBIDDEN})
+_SEATED: Final = frozenset({C.NOT_FOUND, C.NOT_A_SEAT})
 
 BY_DEPENDENCY: Final[Mapping[Callable[..., Any], Codes]] = {
     auth.public: frozenset({C.RATE_LIMITED}),
@@ -66,6 +67,7 @@ BY_DEPENDENCY: Final[Mapping[Callable[..., Any], Codes]] = {
     intents.intent_owner: _KEY | {C.NOT_FOUND},
     opportunities.turn_taker: _KEY | {C.NOT_FOUND, C.NOT_A_SEAT},
     opportunities.decider: _KEY | {C.NOT_FOUND, C.NOT_A_SEAT},
+    opportunities.seat_reader: _KEY | {C.NOT_FOUND, C.NOT_A_SEAT},
 }
 """What a credential dependency refuses (a rate limit comes with every credential)."""
 
@@ -165,12 +167,40 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
         {200: answers.OpenedOpportunities}, frozenset({C.INTENT_INACTIVE})
     ),
     "GET /api/opportunities": Operation({200: answers.Opportunities}),
-    "GET /api/opportunities/{opportunity_id}": Operation(
-        {200: answers.SeatOpportunity}, frozenset({C.NOT_FOUND, C.NOT_A_SEAT})
-    ),
+    "GET /api/opportunities/{opportunity_id}": Operation({200: answers.SeatOpportunity}, _SEATED),
     "GET /api/opportunities/{opportunity_id}/negotiation": Operation(
-        {200: answers.SeatNegotiation}, frozenset({C.NOT_FOUND, C.NOT_A_SEAT})
+        {200: answers.SeatNegotiation}, _SEATED
     ),
+    "POST /api/opportunities/{opportunity_id}/negotiation/resume": Operation(
+        {200: answers.SeatNegotiation},
+        frozenset(
+            {
+                C.SETTLED,
+                C.INTENT_INACTIVE,
+                C.MOVE_NOT_ALLOWED,
+                C.NEEDS_PRINCIPAL,
+                C.EXECUTOR_CHANGED,
+                C.NO_NEW_CONTEXT,
+            }
+        ),
+    ),
+    "POST /api/opportunities/{opportunity_id}/negotiation/questions": Operation(
+        {201: answers.AskedQuestions},
+        frozenset({C.SETTLED, C.NEEDS_PRINCIPAL, C.EXECUTOR_CHANGED}),
+    ),
+    "GET /api/opportunities/{opportunity_id}/negotiation/questions": Operation(
+        {200: answers.AskedQuestions}, _SEATED
+    ),
+    "POST /api/opportunities/{opportunity_id}/negotiation/questions/{question_id}/answer": (
+        Operation({200: answers.AnsweredQuestion}, frozenset({C.MOVE_NOT_ALLOWED}))
+    ),
+    "GET /api/opportunities/{opportunity_id}/negotiation/log": Operation(
+        {200: answers.Log}, _SEATED
+    ),
+    "GET /api/opportunities/{opportunity_id}/negotiation/receipt": Operation(
+        {200: answers.IntroReceipt}, _SEATED | {C.NEGOTIATION_OPEN}
+    ),
+    "GET /api/negotiations": Operation({200: answers.NegotiationList}),
     "PATCH /api/opportunities/{opportunity_id}/status": Operation(
         {200: answers.OpportunityAnswer}, frozenset({C.OPPORTUNITY_FINAL})
     ),

@@ -22,6 +22,7 @@ class OpportunityRow:
     negotiation_id: str
     created_at: str
     updated_at: str
+    pending_since: str | None = None
 
 
 _COLUMNS = [opportunities.c[name] for name in OpportunityRow.__dataclass_fields__]
@@ -67,11 +68,16 @@ def seat_opportunities(
     return [_row(row) for row in conn.execute(query.order_by(opportunities.c.serial.desc()))]
 
 
+def _since(status: str, now: str) -> dict[str, Any]:
+    """Becoming `pending` starts its lifetime; a pending row changes only to a final status."""
+    return {"pending_since": now} if status == "pending" else {}
+
+
 def set_status(conn: Connection, opportunity_id: str, status: str, now: str) -> None:
     conn.execute(
         update(opportunities)
         .where(opportunities.c.id == opportunity_id)
-        .values(status=status, updated_at=now)
+        .values(status=status, updated_at=now, **_since(status, now))
     )
 
 
@@ -84,3 +90,29 @@ def set_decision(
         .where(opportunities.c.id == opportunity_id)
         .values({f"{seat}_decision": decision, "status": status, "updated_at": now})
     )
+    if status == "pending":
+        conn.execute(
+            update(opportunities)
+            .where(opportunities.c.id == opportunity_id, opportunities.c.pending_since.is_(None))
+            .values(pending_since=now)
+        )
+
+
+def intent_opportunities(conn: Connection, intent_id: str) -> list[OpportunityRow]:
+    """Every opportunity of an intent, in either seat, oldest first: what follows its edits,
+    its chat and its archiving."""
+    query = select(*_COLUMNS).where(
+        or_(
+            opportunities.c.initiator_intent_id == intent_id,
+            opportunities.c.responder_intent_id == intent_id,
+        )
+    )
+    return [_row(row) for row in conn.execute(query.order_by(opportunities.c.serial))]
+
+
+def pending_before(conn: Connection, cutoff: str) -> list[OpportunityRow]:
+    """The opportunities `pending` since before `cutoff`, oldest first."""
+    query = select(*_COLUMNS).where(
+        opportunities.c.status == "pending", opportunities.c.pending_since < cutoff
+    )
+    return [_row(row) for row in conn.execute(query.order_by(opportunities.c.serial))]

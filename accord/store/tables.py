@@ -304,7 +304,8 @@ network_members = Table(
 
 # Opportunities (spec/intro-api.md, Opportunities): one per unordered pair of intents, ever,
 # found from either side through the ordered pair (`intent_low` < `intent_high`); the row holds
-# the seats, the status and each person's latest decision, updated, never deleted (0009).
+# the seats, the status and each person's latest decision, updated, never deleted (0009); when
+# it became pending, and its opportunities found from either intent (0010).
 opportunities = Table(
     "opportunities",
     metadata,
@@ -325,8 +326,12 @@ opportunities = Table(
     Column("negotiation_id", ID, ForeignKey("negotiations.id"), nullable=False),
     Column("created_at", TIME, nullable=False),
     Column("updated_at", TIME, nullable=False),
+    Column("pending_since", TIME),
     Index("opportunities_by_id", "id", unique=True),
     Index("opportunities_by_pair", "intent_low", "intent_high", unique=True),
     Index("opportunities_by_initiator", "initiator_principal_id", "serial"),
     Index("opportunities_by_responder", "responder_principal_id", "serial"),
+    Index("opportunities_pending", "status", "pending_since"),
+    Index("opportunities_by_initiator_intent", "initiator_intent_id"),
+    Index("opportunities_by_responder_intent", "responder_intent_id"),
 )

@@ -36,9 +36,10 @@ def test_sweep_expires_what_is_due(db: Database, settings: Settings) -> None:
     assert json.loads(swept.stdout) == {
         "expired": [{"protocol": "rooms", "id": room_id}],
         "closed": [],
+        "opportunities_expired": [],
     }
     again = runner.invoke(app, ["sweep", "--json", *_store_args(settings)])
-    assert json.loads(again.stdout) == {"expired": [], "closed": []}
+    assert json.loads(again.stdout) == {"expired": [], "closed": [], "opportunities_expired": []}
     human = runner.invoke(app, ["sweep", *_store_args(settings)])
     assert human.exit_code == 0
     assert "expired 0 room(s)" in human.stdout

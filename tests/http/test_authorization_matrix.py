@@ -87,6 +87,15 @@ MATRIX: Final[dict[str, Expected]] = {
     "GET /api/opportunities/{opportunity_id}/negotiation": PRINCIPAL,
     "POST /api/opportunities/{opportunity_id}/negotiation/turns": PRINCIPAL_AGENT,
     "PATCH /api/opportunities/{opportunity_id}/status": PRINCIPAL_OWNER,
+    "POST /api/opportunities/{opportunity_id}/negotiation/resume": PRINCIPAL,
+    "POST /api/opportunities/{opportunity_id}/negotiation/questions": PRINCIPAL_AGENT,
+    "GET /api/opportunities/{opportunity_id}/negotiation/questions": PRINCIPAL,
+    "POST /api/opportunities/{opportunity_id}/negotiation/questions/{question_id}/answer": (
+        PRINCIPAL_OWNER
+    ),
+    "GET /api/opportunities/{opportunity_id}/negotiation/log": PRINCIPAL,
+    "GET /api/opportunities/{opportunity_id}/negotiation/receipt": PRINCIPAL,
+    "GET /api/negotiations": PRINCIPAL,
     "POST /api/networks": PRINCIPAL_OWNER,
     "GET /api/networks": PRINCIPAL,
     "POST /api/networks/join": PRINCIPAL_OWNER,
@@ -166,6 +175,7 @@ def test_who_may_call_what(
         sku=credentials.sku,
         intent_id=credentials.intent_id,
         opportunity_id=credentials.opportunity_id,
+        question_id="q_none",
     )
     got = {}
     for kind in KINDS:

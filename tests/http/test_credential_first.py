@@ -98,6 +98,34 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
         ("room_owner", "forbidden"),
         ("other_principal", "not_found"),
     ),
+    ("POST", OPPORTUNITY + "/negotiation/resume"): (
+        ("nobody", "unauthenticated"),
+        ("room_owner", "forbidden"),
+        ("other_principal", "not_found"),
+    ),
+    ("POST", OPPORTUNITY + "/negotiation/questions"): (
+        ("nobody", "unauthenticated"),
+        ("room_owner", "forbidden"),
+        ("other_principal", "not_found"),
+    ),
+    ("GET", OPPORTUNITY + "/negotiation/questions"): (
+        ("nobody", "unauthenticated"),
+        ("room_owner", "forbidden"),
+    ),
+    ("POST", OPPORTUNITY + "/negotiation/questions/{question_id}/answer"): (
+        ("nobody", "unauthenticated"),
+        ("room_owner", "forbidden"),
+        ("other_principal", "not_found"),
+    ),
+    ("GET", OPPORTUNITY + "/negotiation/log"): (
+        ("nobody", "unauthenticated"),
+        ("room_owner", "forbidden"),
+    ),
+    ("GET", OPPORTUNITY + "/negotiation/receipt"): (
+        ("nobody", "unauthenticated"),
+        ("room_owner", "forbidden"),
+    ),
+    ("GET", "/api/negotiations"): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
     ("POST", "/api/networks"): (("nobody", "unauthenticated"), ("principal_agent", "forbidden")),
     ("GET", "/api/networks"): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
     ("POST", "/api/networks/join"): (
@@ -212,6 +240,7 @@ class World:
             sku=POLICY["sku"],
             intent_id=self.intent_id,
             opportunity_id="opp_none",
+            question_id="q_none",
         )
 
 

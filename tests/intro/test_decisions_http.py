@@ -8,6 +8,9 @@ from typing import Any
 import httpx
 import pytest
 
+from accord.app.root import Accord
+from accord.store.database import Database
+from tests.conftest import LiveServer
 from tests.http.support import assert_error
 from tests.intro.conftest import JSONBody, key
 from tests.intro.test_turns_http import opened, took
@@ -100,3 +103,46 @@ def test_decision_refusals_come_in_the_check_order(
     assert_error(answer, code)
     if not final:
         assert read(client, ada, opportunity_id)["opportunity"]["status"] == "negotiating"
+
+
+def test_an_introduction_left_pending_expires_after_the_pending_ttl(
+    client: httpx.Client,
+    ada: Principal,
+    bob: Principal,
+    cy: Principal,
+    server: LiveServer,
+    db: Database,
+) -> None:
+    """Silence never decides: `pending_ttl` after the agents agreed, the introduction expires,
+    whether or not one person accepted meanwhile."""
+    waiting, accepted_late = opened(client, ada, bob), opened(client, cy, bob)
+    for opportunity_id, initiator in ((waiting, ada), (accepted_late, cy)):
+        took(
+            client, initiator.agent_key, opportunity_id,
+            action="propose", message="Saturday rehearsals?", expected_turn_count=0,
+        )  # fmt: skip
+        took(
+            client, bob.agent_key, opportunity_id,
+            action="accept", message="Yes", expected_turn_count=1,
+        )  # fmt: skip
+    ttl = server.settings.pending_ttl
+    server.clock.advance(seconds=ttl - 60)
+    decide(client, bob, accepted_late, "accepted")
+    root = Accord(server.settings, clock=server.clock, db=db)
+    assert root.sweep().opportunities_expired == []
+    server.clock.advance(seconds=61)
+    assert sorted(root.sweep().opportunities_expired) == sorted([waiting, accepted_late])
+    assert root.sweep().opportunities_expired == []  # once
+    late = read(client, bob, accepted_late)["opportunity"]
+    assert (late["status"], late["decisions"]) == (
+        "expired",
+        {"yours": "accepted", "theirs": None},
+    )
+    assert_error(
+        client.patch(
+            f"/api/opportunities/{waiting}/status",
+            json={"status": "accepted"},
+            headers=key(ada.owner_key),
+        ),
+        "opportunity_final",
+    )

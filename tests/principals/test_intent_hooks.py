@@ -15,6 +15,7 @@ from accord.core.refusals import Refused
 from accord.discovery import MUTUAL_THRESHOLD
 from accord.protocols.intro.intents import ChatInput, IntentInput, IntentPatch
 from accord.store.database import Database
+from accord.store.intents import IntentRow
 from tests.conftest import FakeClock
 from tests.principals.conftest import Principal
 
@@ -24,11 +25,11 @@ def test_hooks_hear_edits_and_owner_messages_only(
 ) -> None:
     heard: list[tuple[Any, ...]] = []
 
-    def edited(_conn: Connection, intent_id: str, changed: Sequence[str], serial: int) -> None:
-        heard.append(("edited", intent_id, tuple(changed), serial))
+    def edited(_conn: Connection, row: IntentRow, changed: Sequence[str]) -> None:
+        heard.append(("edited", row.id, tuple(changed), row.revision))
 
-    def wrote(_conn: Connection, intent_id: str, message_id: str, serial: int) -> None:
-        heard.append(("wrote", intent_id, message_id, serial))
+    def wrote(_conn: Connection, intent_id: str, message_id: str, message: str) -> None:
+        heard.append(("wrote", intent_id, message_id, message))
 
     intents = Intents(
         db,
@@ -56,4 +57,5 @@ def test_hooks_hear_edits_and_owner_messages_only(
         ("wrote", intent_id, said["message_id"]),
         ("edited", intent_id, ("status",)),
     ]
-    assert heard[0][3] < heard[2][3]  # edits in the store's order
+    assert heard[1][3] == "From me"
+    assert heard[0][3] < heard[2][3]  # the intent as each edit left it, in the store's order

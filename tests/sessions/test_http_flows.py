@@ -623,6 +623,7 @@ def test_the_cli_sweep_closes_a_silent_session(shop: Shop, api: httpx.Client) ->
     assert json.loads(result.stdout) == {
         "expired": [],
         "closed": [{"protocol": "arbitrated", "id": silent.session_id, "reason": "timeout"}],
+        "opportunities_expired": [],
     }
     view = get(api, silent.url, silent.token)
     assert view["state"] == "closed" and view["close"]["reason"] == "timeout"
