@@ -3,6 +3,7 @@ a person and as the API's exact JSON, and the server's refusals said once, on st
 (a usage mistake: exit 2)."""
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -37,6 +38,11 @@ def ada(runner: CliRunner, server: LiveServer, principals: Principals) -> Someon
 @pytest.fixture
 def bea(runner: CliRunner, server: LiveServer, principals: Principals) -> Someone:
     return Someone(runner, server, make_principal(principals, "bea"))
+
+
+@pytest.fixture
+def cy(runner: CliRunner, server: LiveServer, principals: Principals) -> Someone:
+    return Someone(runner, server, make_principal(principals, "cy"))
 
 
 # -- who you are ---------------------------------------------------------------------------
@@ -290,3 +296,103 @@ def test_an_unreachable_server_is_said_once(ada: Someone) -> None:
     )
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr.startswith("error: cannot reach the Accord server at http://127.0.0.1:")
+
+
+# -- rounds, questions, log, receipt, the list ---------------------------------------------
+
+
+def declined(ada: Someone, bea: Someone) -> tuple[str, str]:
+    """Ada's intent and an opportunity whose first round ended in her agent's decline."""
+    mine, _, opportunity_id = opened(ada, bea)
+    said(ada.agent("negotiation", "turn", opportunity_id, "decline", "Not this week."))
+    return mine, opportunity_id
+
+
+def test_resume_after_new_context(ada: Someone, bea: Someone) -> None:
+    mine, opportunity_id = declined(ada, bea)
+    shown = said(ada.agent("negotiation", "show", opportunity_id))
+    assert "the round is over: resume it with new context (negotiation resume)" in shown
+    refused(ada.agent("negotiation", "resume", opportunity_id, "Nothing new"), "no_new_context")
+    said(ada.owner("chat", "write", mine, "Next week works for me."))
+    resumed = ok(ada.agent("negotiation", "resume", opportunity_id, "Next week", "--json"))
+    assert (resumed["negotiation"]["round"], resumed["negotiation"]["awaiting"]) == (
+        2,
+        "initiator",
+    )
+    assert "your turn: propose, " in said(ada.agent("negotiation", "show", opportunity_id))
+    refused(bea.agent("negotiation", "resume", opportunity_id, "Me too"), "move_not_allowed")
+
+
+def test_questions_asked_listed_and_answered(ada: Someone, bea: Someone) -> None:
+    _, _, opportunity_id = opened(ada, bea)
+    asked = ok(ada.agent("questions", "ask", opportunity_id, "Which day?", "--why",
+                         "to propose one", "--option", "Saturday", "--option", "Sunday",
+                         "--json"))["questions"]  # fmt: skip
+    (question,) = asked
+    assert (question["status"], question["options"]) == ("open", ["Saturday", "Sunday"])
+    listed = said(ada.owner("questions", "list", opportunity_id))
+    assert listed == (
+        f"{question['question_id']}  open  Which day? [Saturday | Sunday] (why: to propose one)\n"
+    )
+    waiting = said(ada.agent("negotiation", "show", opportunity_id))
+    assert "waiting for the owner to answer the agent's questions" in waiting
+    refused(ada.agent("questions", "ask", opportunity_id, "More?", "--why", "x"),
+            "needs_principal")  # fmt: skip
+    refused(ada.agent("questions", "answer", opportunity_id, question["question_id"], "Sunday"),
+            "forbidden")  # fmt: skip
+    answered = said(
+        ada.owner("questions", "answer", opportunity_id, question["question_id"], "Saturday")
+    )
+    assert answered.endswith("\n  answer: Saturday\n")
+    refused(
+        ada.owner("questions", "answer", opportunity_id, question["question_id"], "Sunday"),
+        "move_not_allowed",
+    )
+    assert ok(bea.agent("questions", "list", opportunity_id, "--json")) == {"questions": []}
+    missing = ada.agent("questions", "ask", opportunity_id, "Which day?")
+    assert missing.exit_code == 2 and missing.stdout == ""
+
+
+def test_the_log_the_receipt_and_accord_verify(
+    ada: Someone, bea: Someone, cy: Someone, tmp_path: Path
+) -> None:
+    _, _, opportunity_id = opened(ada, bea)
+    refused(ada.agent("negotiation", "receipt", opportunity_id), "negotiation_open")
+    said(ada.agent("negotiation", "turn", opportunity_id, "propose", "Saturdays?"))
+    said(bea.agent("negotiation", "turn", opportunity_id, "accept", "Yes"))
+    envelopes = ok(bea.agent("negotiation", "log", opportunity_id, "--json"))["envelopes"]
+    assert [e["type"] for e in envelopes][-3:] == ["turn.propose", "turn.accept",
+                                                   "negotiation.agreed"]  # fmt: skip
+    assert "turn.propose" in said(ada.agent("negotiation", "log", opportunity_id))
+    refused(cy.agent("negotiation", "log", opportunity_id), "not_a_seat")
+
+    target = tmp_path / "intro-receipt.json"
+    written = ada.agent("negotiation", "receipt", opportunity_id, "-o", str(target))
+    assert written.exit_code == 0, written.stderr
+    assert "agreed: Saturdays? (proposed by the initiator)\nsignature: valid" in written.stdout
+    assert f"accord verify {target} --log " in written.stderr
+    receipt = json.loads(target.read_text())
+    assert (receipt["protocol"], receipt["final_terms"]["proposal"]) == ("intro", "Saturdays?")
+    log_file = tmp_path / "intro-receipt.log.json"
+    assert json.loads(log_file.read_text())["envelopes"] == envelopes
+    checked = ada.runner.invoke(app, [
+        "verify", str(target), "--log", str(log_file),
+        "--trust-url", f"{ada.server.url}/.well-known/jwks.json", "--json",
+    ])  # fmt: skip
+    assert checked.exit_code == 0, checked.stdout
+    assert json.loads(checked.stdout)["status"] == "valid"
+
+
+def test_negotiations_listed(ada: Someone, bea: Someone) -> None:
+    mine, _, opportunity_id = opened(ada, bea)
+    (listed,) = ok(bea.agent("negotiations", "list", "--json"))["negotiations"]
+    assert (listed["opportunity_id"], listed["outcome"], listed["awaiting"]) == (
+        opportunity_id,
+        None,
+        "initiator",
+    )
+    assert ok(ada.agent("negotiations", "list", "--state", "settled", "--json")) == {
+        "negotiations": []
+    }
+    assert opportunity_id in said(ada.agent("negotiations", "list", "--intent", mine))
+    refused(ada.agent("negotiations", "list", "--state", "maybe"), "invalid_request")

@@ -1,11 +1,16 @@
 """Two people at their terminals, from intents to an introduction, with nothing but `accord
 intro`: each posts an intent, Ada's agent discovers Bea's and opens an opportunity, the agents
-negotiate to an agreement, both people accept, and each now sees the other's identity."""
+negotiate to an agreement, both people accept, each now sees the other's identity, and the
+receipt they keep checks with `accord verify`."""
+
+import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from accord.app.principals import Principals
+from accord.cli.main import app
 from accord.store.database import Database
 from tests.cli.intro_support import CELLIST, QUARTET, Someone, ok, said
 from tests.conftest import FakeClock, LiveServer
@@ -23,7 +28,9 @@ def people(
     )
 
 
-def test_from_two_intents_to_an_introduction(people: tuple[Someone, Someone]) -> None:
+def test_from_two_intents_to_an_introduction(
+    people: tuple[Someone, Someone], tmp_path: Path
+) -> None:
     ada, bea = people
     mine = ok(ada.owner("intents", "create", CELLIST, "--visibility", "public",
                         "-c", "city eq Lyon", "--identity", "display_name=Ada",
@@ -53,9 +60,10 @@ def test_from_two_intents_to_an_introduction(people: tuple[Someone, Someone]) ->
     agreed = said(bea.agent("negotiation", "turn", opportunity_id, "accept", "Agreed"))
     assert "settled: agreed" in agreed
 
-    assert ok(ada.owner("decide", opportunity_id, "accept", "--json"))["opportunity"][
-        "status"
-    ] == "pending"
+    assert (
+        ok(ada.owner("decide", opportunity_id, "accept", "--json"))["opportunity"]["status"]
+        == "pending"
+    )
     decided = said(bea.owner("decide", opportunity_id, "accept"))
     assert decided.splitlines() == [
         f"opportunity {opportunity_id}  accepted",
@@ -76,3 +84,15 @@ def test_from_two_intents_to_an_introduction(people: tuple[Someone, Someone]) ->
         ("initiator", "propose"),
         ("responder", "accept"),
     ]
+
+    receipt = tmp_path / "receipt.json"
+    said(bea.agent("negotiation", "receipt", opportunity_id, "-o", str(receipt)))
+    checked = bea.runner.invoke(app, [
+        "verify", str(receipt), "--log", str(tmp_path / "receipt.log.json"),
+        "--trust-url", f"{bea.server.url}/.well-known/jwks.json", "--json",
+    ])  # fmt: skip
+    assert checked.exit_code == 0, checked.stdout
+    verdict = json.loads(checked.stdout)
+    assert (verdict["ok"], verdict["status"]) == (True, "valid")
+    final_terms = json.loads(receipt.read_text())["final_terms"]
+    assert final_terms["proposal"] == "Saturdays, and Sundays twice a month"
