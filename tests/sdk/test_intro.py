@@ -84,3 +84,39 @@ async def test_the_async_twin(server: LiveServer, people: tuple[Principal, Princ
         with pytest.raises(AccordError) as inactive:
             await ada_agent.discover(intent_id)
         assert inactive.value.code == "intent_inactive"
+
+
+def test_rounds_questions_and_a_verified_receipt(
+    accord: Accord, people: tuple[Principal, Principal]
+) -> None:
+    ada, bea = people
+    ada_owner, ada_agent = accord.principal(ada.owner_key), accord.principal(ada.agent_key)
+    bea_owner, bea_agent = accord.principal(bea.owner_key), accord.principal(bea.agent_key)
+    mine = ada_owner.create_intent({"statement": CELLIST, "visibility": "public"}).intent
+    theirs = bea_owner.create_intent({"statement": QUARTET, "visibility": "public"}).intent
+    (opportunity,) = ada_agent.open(mine.intent_id, [theirs.intent_id]).opportunities
+    opportunity_id = opportunity.opportunity_id
+
+    (question,) = ada_agent.ask(
+        opportunity_id, [{"question": "Which day?", "why": "to propose one"}]
+    ).questions
+    assert [q.status for q in ada_owner.questions(opportunity_id).questions] == ["open"]
+    answered = ada_owner.answer(opportunity_id, question.question_id, "Saturday").question
+    assert (answered.status, answered.answer) == ("answered", "Saturday")
+
+    ada_agent.turn(opportunity_id, "decline", "Not this week.", expected_turn_count=0)
+    with pytest.raises(AccordError) as stale:
+        ada_agent.resume(opportunity_id, "Nothing new")
+    assert stale.value.code == "no_new_context"
+    ada_owner.write(mine.intent_id, "Next week works.")
+    resumed = ada_agent.resume(opportunity_id, "Next week")
+    assert (resumed.negotiation.round, resumed.negotiation.awaiting) == (2, "initiator")
+    ada_agent.turn(opportunity_id, "propose", "Saturdays?", expected_turn_count=1)
+    bea_agent.turn(opportunity_id, "accept", "Yes", expected_turn_count=2)
+
+    (listed,) = bea_agent.negotiations(state="settled").negotiations
+    assert (listed.opportunity_id, listed.outcome) == (opportunity_id, "agreed")
+    log = bea_agent.log(opportunity_id)
+    receipt = ada_agent.receipt(opportunity_id)
+    checked = accord.receipts.verify(receipt, jwks=accord.receipts.jwks(), log=log)
+    assert checked.ok, checked.to_json()
