@@ -92,7 +92,9 @@ def me(key: Key, server: Server = DEFAULT_SERVER, as_json: Json = False) -> None
 def agent(
     agent_id: Annotated[
         str,
-        typer.Argument(help="`accord` (the built-in agent) or one of your agent keys' ids."),
+        typer.Argument(
+            metavar="AGENT_ID", help="`accord` (the built-in agent) or one of your agent keys' ids."
+        ),
     ],
     key: Key,
     server: Server = DEFAULT_SERVER,
@@ -109,7 +111,9 @@ def agent(
 
 @intents.command("create")
 def create_intent(
-    statement: Annotated[str, typer.Argument(help="What you want, 1..2,000 characters.")],
+    statement: Annotated[
+        str, typer.Argument(metavar="STATEMENT", help="What you want, 1..2,000 characters.")
+    ],
     visibility: Annotated[
         str,
         typer.Option(
@@ -172,8 +176,10 @@ def edit_intent(
     server: Server = DEFAULT_SERVER,
     as_json: Json = False,
 ) -> None:
-    """Set members of your intent (owner key): each option given replaces that member whole
-    (--constraint replaces all the constraints); the result must be valid as a whole."""
+    """Set members of your intent (owner key).
+
+    Each option given replaces that member whole (--constraint replaces all the constraints);
+    the result must be valid as a whole."""
     patch: dict[str, Any] = {}
     if statement is not None:
         patch["statement"] = statement
@@ -218,8 +224,9 @@ def activate(
 def archive(
     intent_id: IntentId, key: Key, server: Server = DEFAULT_SERVER, as_json: Json = False
 ) -> None:
-    """End the intent for good (owner key): its open negotiations close, its open
-    opportunities expire."""
+    """End the intent for good (owner key).
+
+    Its open negotiations close and its open opportunities expire."""
     _set(intent_id, {"status": "archived"}, key, server, as_json)
 
 
@@ -229,13 +236,15 @@ def archive(
 @chat.command("write")
 def write(
     intent_id: IntentId,
-    message: Annotated[str, typer.Argument(help="1..4,000 characters.")],
+    message: Annotated[str, typer.Argument(metavar="MESSAGE", help="1..4,000 characters.")],
     key: Key,
     server: Server = DEFAULT_SERVER,
     as_json: Json = False,
 ) -> None:
-    """Write in the intent's chat. The owner's message answers the agent's open questions on
-    it, and is new context to resume its negotiations with."""
+    """Write in the intent's chat.
+
+    The owner's message answers the agent's open questions on it, and is new context to
+    resume its negotiations with."""
     with principal(server, key) as you:
         body = you.write(intent_id, message).to_json()
     _show(body, as_json, lambda: say(message_line(body["message"])))
@@ -263,7 +272,7 @@ def read(
 
 @networks.command("create")
 def create_network(
-    name: Annotated[str, typer.Argument(help="1..200 characters.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="1..200 characters.")],
     key: Key,
     server: Server = DEFAULT_SERVER,
     as_json: Json = False,
@@ -289,7 +298,9 @@ def list_networks(key: Key, server: Server = DEFAULT_SERVER, as_json: Json = Fal
 
 @networks.command("join")
 def join_network(
-    invite_code: Annotated[str, typer.Argument(help="The code the network's creator gave you.")],
+    invite_code: Annotated[
+        str, typer.Argument(metavar="INVITE_CODE", help="The code the network's creator gave you.")
+    ],
     key: Key,
     server: Server = DEFAULT_SERVER,
     as_json: Json = False,
@@ -317,8 +328,10 @@ def discover(
     server: Server = DEFAULT_SERVER,
     as_json: Json = False,
 ) -> None:
-    """The intents that could fit yours, best first: the score, whether the fit is mutual, and
-    the statement once it is (never an incognito one)."""
+    """The intents that could fit yours, best first.
+
+    Each with its score, whether the fit is mutual, and the statement once it is (never an
+    incognito one)."""
     with principal(server, key) as you:
         body = you.discover(intent_id, query=query, limit=limit).to_json()
     _show(body, as_json, lambda: print_candidates(body["candidates"]))
@@ -338,8 +351,10 @@ def open_opportunities(
     server: Server = DEFAULT_SERVER,
     as_json: Json = False,
 ) -> None:
-    """Open an opportunity with each candidate: the agents start negotiating, you the
-    initiator. A pair has one opportunity, ever: opening it again shows it unchanged."""
+    """Open an opportunity with each candidate: the agents start negotiating.
+
+    You are the initiator, whose agent moves first. A pair has one opportunity, ever: opening
+    it again shows it unchanged."""
     with principal(server, key) as you:
         body = you.open(intent_id, candidates, context=context).to_json()
     _show(body, as_json, lambda: print_opportunities(body["opportunities"]))

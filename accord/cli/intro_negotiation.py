@@ -81,8 +81,9 @@ def show_opportunity(
     server: Server = DEFAULT_SERVER,
     as_json: Json = False,
 ) -> None:
-    """An opportunity: its status, both decisions as far as you may see them, the
-    negotiation and the other side, layer by layer."""
+    """An opportunity, its negotiation and the other side, layer by layer.
+
+    Both decisions show as far as you may see them: theirs once the opportunity is final."""
     with principal(server, key) as you:
         body = you.opportunity(opportunity_id).to_json()
     if as_json:
@@ -101,8 +102,9 @@ def show_negotiation(
     server: Server = DEFAULT_SERVER,
     as_json: Json = False,
 ) -> None:
-    """The turns, whose turn it is (and what your seat may do), and the layers of the other
-    side that are open."""
+    """The turns, whose turn it is, and the other side's open layers.
+
+    "your turn" lists the actions your seat may take now."""
     with principal(server, key) as you:
         body = you.negotiation(opportunity_id).to_json()
     if as_json:
@@ -114,8 +116,12 @@ def show_negotiation(
 @negotiation.command("turn")
 def turn(
     opportunity_id: OpportunityId,
-    action: Annotated[str, typer.Argument(help="propose, counter, accept or decline.")],
-    message: Annotated[str, typer.Argument(help="Free text, 1..4,000 characters.")],
+    action: Annotated[
+        str, typer.Argument(metavar="ACTION", help="propose, counter, accept or decline.")
+    ],
+    message: Annotated[
+        str, typer.Argument(metavar="MESSAGE", help="Free text, 1..4,000 characters.")
+    ],
     key: Key,
     expected_turn_count: Annotated[
         int | None,
@@ -158,14 +164,19 @@ def turn(
 def resume(
     opportunity_id: OpportunityId,
     brief: Annotated[
-        str, typer.Argument(help="What is new, 1..4,000 characters; kept private to your seat.")
+        str,
+        typer.Argument(
+            metavar="BRIEF", help="What is new, 1..4,000 characters; kept private to your seat."
+        ),
     ],
     key: Key,
     server: Server = DEFAULT_SERVER,
     as_json: Json = False,
 ) -> None:
-    """Open the next round after one ended, your seat to move first. It needs new context
-    since: an owner's chat message, an edit of your intent, or an answer to a question."""
+    """Open the next round after one ended, your seat to move first.
+
+    It needs new context since the round ended: an owner's chat message, an edit of your
+    intent, or an answer to a question."""
     with principal(server, key) as you:
         body = you.resume(opportunity_id, brief).to_json()
     if as_json:
@@ -208,8 +219,9 @@ def receipt(
     server: Server = DEFAULT_SERVER,
     as_json: Json = False,
 ) -> None:
-    """The receipt of a settled negotiation: signed when the agents agreed, unsigned when it
-    closed (`negotiation_open` before)."""
+    """The receipt of a settled negotiation.
+
+    Signed when the agents agreed, unsigned when it closed; `negotiation_open` before."""
     with principal(server, key) as you:
         body = you.receipt(opportunity_id).to_json()
         chain = you.log(opportunity_id).to_json() if output is not None else None
@@ -254,7 +266,8 @@ def ask(
     question: Annotated[
         str,
         typer.Argument(
-            help="One question (1..500), or a JSON list of 1..3 {question, options?, why}."
+            metavar="QUESTION",
+            help="One question (1..500), or a JSON list of 1..3 {question, options?, why}.",
         ),
     ],
     key: Key,
@@ -269,8 +282,9 @@ def ask(
     server: Server = DEFAULT_SERVER,
     as_json: Json = False,
 ) -> None:
-    """Ask your owner (the selected agent's key): the seat waits until every question is
-    answered."""
+    """Ask your owner (the selected agent's key).
+
+    The seat waits until every question is answered."""
     asked = parse_questions(question, why, option or [])
     with principal(server, key) as you:
         body = you.ask(opportunity_id, asked).to_json()
@@ -283,9 +297,12 @@ def ask(
 @questions.command("answer")
 def answer(
     opportunity_id: OpportunityId,
-    question_id: Annotated[str, typer.Argument(help="The question's id (questions list).")],
+    question_id: Annotated[
+        str, typer.Argument(metavar="QUESTION_ID", help="The question's id (questions list).")
+    ],
     text: Annotated[
-        str, typer.Argument(metavar="ANSWER", help="1..2,000 characters, free or an option.")
+        str,
+        typer.Argument(metavar="ANSWER", help="1..2,000 characters, free or an option."),
     ],
     key: Key,
     server: Server = DEFAULT_SERVER,
@@ -317,8 +334,10 @@ def decide(
     server: Server = DEFAULT_SERVER,
     as_json: Json = False,
 ) -> None:
-    """Your own decision on an opportunity (owner key), any time before it is final. While
-    the agents talk, it ends their negotiation; both acceptances make the introduction."""
+    """Your own decision on an opportunity (owner key).
+
+    Any time before it is final. While the agents talk, it ends their negotiation; both
+    acceptances make the introduction."""
     status = DECISIONS.get(decision)
     if status is None:
         raise typer.BadParameter("accept, reject or withdraw", param_hint="DECISION")
