@@ -6,6 +6,7 @@ are in `intro_negotiation.py`.
 Which key may do what is the server's rule (Principals and keys): the CLI sends the key it is
 given and shows the refusal it gets, it never picks a key for you."""
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -70,7 +71,8 @@ Networks = Annotated[
 ]
 
 
-def _show(body: dict[str, Any], as_json: bool, human: Any) -> None:
+def _show(body: dict[str, Any], as_json: bool, human: Callable[[], None]) -> None:
+    """The exact body under --json, else what `human` prints for a person."""
     if as_json:
         print_json(body)
     else:
