@@ -1,4 +1,5 @@
-"""DESIGN principle 1: no clock, no ids and no randomness inside the kernel or a protocol."""
+"""DESIGN principle 1: no clock, no ids and no randomness inside the kernel, a protocol or an
+agent's strategy."""
 
 import re
 from pathlib import Path
@@ -6,7 +7,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parent.parent / "accord"
-PURE = sorted([*(ROOT / "core").rglob("*.py"), *(ROOT / "protocols").rglob("*.py")])
+PURE = sorted(
+    [
+        *(ROOT / "core").rglob("*.py"),
+        *(ROOT / "protocols").rglob("*.py"),
+        *(ROOT / "agents").rglob("*.py"),
+    ]
+)
 FORBIDDEN = re.compile(
     r"\b(datetime\.now|datetime\.utcnow|date\.today|time\.time|uuid[14]|secrets|random|"
     r"os\.urandom)\b"

@@ -2,10 +2,12 @@
 events (SSE, waits, MCP subscriptions, webhooks, Telegram), and `follow`, an audience's events
 as they are committed.
 
-An audience is a seat (one party of one negotiation) or a scope (an audience beyond the seats
-that follows negotiations, such as a tenant and mode), each at agent or owner level. A seat
-sees its negotiation's public events and its own; a scope sees the public events of what it
-follows; owner-only events reach owner-level audiences only."""
+An audience is a seat (one party of one negotiation), a scope (an audience beyond the seats
+that follows negotiations, such as a tenant and mode) or a principal (who holds seats of intro
+negotiations), each at agent or owner level. A seat sees its negotiation's public events and
+its own; a scope sees the public events of what it follows; a principal sees the notifications
+addressed to every seat it holds and its own, never an envelope; owner-only events reach
+owner-level audiences only."""
 
 import asyncio
 import contextlib
@@ -17,8 +19,9 @@ from typing import Final, assert_never
 
 from sqlalchemy import Connection
 
-from accord.app.identity import SeatCaller
+from accord.app.identity import PrincipalCaller, SeatCaller
 from accord.app.notifier import Notifier
+from accord.app.principal_events import principal_scope
 from accord.store import events as stored
 from accord.store import notifications
 from accord.store.database import Database
@@ -65,7 +68,27 @@ class ScopeAudience:
         return frozenset({self.scope})
 
 
-Audience = SeatAudience | ScopeAudience
+@dataclass(frozen=True)
+class PrincipalAudience:
+    """A principal, as its owner key (everything) or an agent key (all but owner-only)."""
+
+    principal_id: str
+    level: Level
+
+    @classmethod
+    def of(cls, caller: PrincipalCaller) -> "PrincipalAudience":
+        return cls(caller.principal_id, Level(caller.level))
+
+    @property
+    def scope(self) -> str:
+        return principal_scope(self.principal_id)
+
+    @property
+    def keys(self) -> frozenset[str]:
+        return frozenset({self.scope})
+
+
+Audience = SeatAudience | ScopeAudience | PrincipalAudience
 
 
 def events(
@@ -85,6 +108,10 @@ def events(
             )
         case ScopeAudience():
             return stored.read_scope_events(
+                conn, audience.scope, is_owner=is_owner, after=after, limit=limit
+            )
+        case PrincipalAudience():
+            return stored.read_holder_events(
                 conn, audience.scope, is_owner=is_owner, after=after, limit=limit
             )
         case _:

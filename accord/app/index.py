@@ -1,5 +1,8 @@
 """The discovery index of this process: built from the store on first use (the server asks
-at startup), then kept current by the intents service after each write that commits.
+at startup), then kept current by the intents service after each write that commits, and, for
+other processes' writes, before each question, in its transaction: the intents revised after
+the latest revision the index holds (one indexed query, usually empty), and those the database
+announced (`heard`), for a write that took an earlier revision number but committed later.
 
 Writes commit in the store's order but their callers tell the index in their own, so each
 intent's revision (the store's order of edits) is remembered, also for one that left the index:
@@ -45,8 +48,40 @@ class IntentIndex:
         self._db = db
         self._discovery = Discovery(mutual_threshold=mutual_threshold)
         self._revisions: dict[str, int] = {}
+        self._latest = 0
         self._loaded = False
         self._lock = threading.Lock()
+        self._stale: set[str] | None = set()
+        """Intents announced since they were read; None: any may have changed unheard."""
+        self._stale_lock = threading.Lock()
+
+    def heard(self, keys: frozenset[str] | None) -> None:
+        """A commit's announced keys (None: the announcements may have missed some)."""
+        with self._stale_lock:
+            if keys is None or self._stale is None:
+                self._stale = None
+                return
+            prefix = rows.intent_key("")
+            self._stale |= {k.removeprefix(prefix) for k in keys if k.startswith(prefix)}
+
+    def _refresh(self, conn: Connection, *, writing: str | None = None) -> None:
+        """Read again what was announced, before a question (under the lock). The intent a
+        transaction is `writing` stays to be read after it commits: its row there is not yet
+        the store's."""
+        with self._stale_lock:
+            stale, self._stale = self._stale, set()
+        if not self._loaded:
+            return
+        changed = rows.intents_after(conn, self._latest)
+        if stale is None:
+            changed = rows.all_intents(conn)
+        elif stale - {row.id for row in changed}:
+            changed += rows.find_intents(conn, stale)
+        for row in changed:
+            if row.id == writing:
+                self.heard(frozenset({rows.intent_key(row.id)}))
+            else:
+                self._take(row)
 
     def load(self) -> None:
         """Read every indexed intent from the store, once."""
@@ -71,24 +106,26 @@ class IntentIndex:
         if self._revisions.get(row.id, -1) >= row.revision:
             return
         self._revisions[row.id] = row.revision
+        self._latest = max(self._latest, row.revision)
         self._discovery.upsert(intent_doc(row))
 
-    def ask(self, fn: Callable[[Discovery], T]) -> T:
-        """`fn` over the loaded index, alone."""
+    def ask(self, conn: Connection, fn: Callable[[Discovery], T]) -> T:
+        """`fn` over the loaded index, alone, once what was announced is read again."""
         with self._lock:
             self._load()
+            self._refresh(conn)
             return fn(self._discovery)
 
     def candidates(
         self, conn: Connection, intent_id: str, query: str | None, limit: int
     ) -> list[Candidate]:
         lookup = networks_of(conn)
-        return self.ask(lambda d: d.candidates(intent_id, lookup, query=query, limit=limit))
+        return self.ask(conn, lambda d: d.candidates(intent_id, lookup, query=query, limit=limit))
 
     def opening(self, conn: Connection, a_id: str, b_id: str) -> tuple[bool, bool] | None:
         """`(mutual, constraint_fit)` when `a` may open the pair with `b`, else None."""
         lookup = networks_of(conn)
-        return self.ask(lambda d: d.opening(a_id, b_id, lookup))
+        return self.ask(conn, lambda d: d.opening(a_id, b_id, lookup))
 
     def checks_as_if(
         self, conn: Connection, row: rows.IntentRow, pairs: Sequence[tuple[str, str]]
@@ -100,6 +137,7 @@ class IntentIndex:
         lookup = networks_of(conn)
         with self._lock:
             self._load()
+            self._refresh(conn, writing=row.id)
             discovery = self._discovery
             before = discovery.doc(row.id)
             discovery.upsert(intent_doc(row))

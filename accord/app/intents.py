@@ -54,6 +54,10 @@ def _ignore_message(conn: Connection, intent_id: str, message_id: str, message: 
     """Nothing follows this intent."""
 
 
+def _nobody(_: str) -> None:
+    """No agent follows intents."""
+
+
 @dataclass(frozen=True)
 class IntentHooks:
     """What follows an intent (its opportunities' negotiations), called inside the transaction
@@ -81,6 +85,9 @@ class Intents:
         self._clock = clock
         self.index = index
         self.hooks = hooks
+        self.committed: Callable[[str], None] = _nobody
+        """Called with the intent once its owner's edit or chat message is durable (the
+        built-in agent, set by the composition root): new context for its negotiations."""
         self._write_txn = db.write if write is None else write
         """The kernel's write where hooks append to negotiations: it wakes their streams."""
 
@@ -143,7 +150,9 @@ class Intents:
             self.hooks.edited(conn, revised, changed)
             return revised
 
-        return self._write(txn)
+        written = self._write(txn)
+        self.committed(intent_id)
+        return written
 
     # -- discovery ---------------------------------------------------------------------------
 
@@ -188,6 +197,8 @@ class Intents:
             return {"message": _message(message)}
 
         posted: JSONBody = self._write_txn(txn)
+        if caller.level == "owner":
+            self.committed(intent_id)
         return posted
 
     def messages(self, caller: PrincipalCaller, intent_id: str, after: str | None) -> JSONBody:

@@ -22,11 +22,13 @@ from sqlalchemy import Connection
 
 from accord.app.index import IntentIndex
 from accord.app.negotiations import Loaded, Negotiations
+from accord.app.principal_events import opportunity_changed, principal_message
 from accord.core.refusals import Refused
 from accord.core.times import format_time
 from accord.protocols.intro.moves import Close, IntentEdited, OwnerMessage, Recheck, ServerMove
 from accord.protocols.intro.state import Checks, IntroState, Seat
 from accord.protocols.intro.table import IntroTable
+from accord.store import intents as intent_rows
 from accord.store import opportunities as rows
 from accord.store.intents import IntentRow
 from accord.store.opportunities import OpportunityRow
@@ -79,7 +81,7 @@ class IntroFollow:
             self._archived(conn, row.id)
             return
         followed = self._followed(conn, row.id)
-        if RECHECKED.intersection(changed):
+        if followed and RECHECKED.intersection(changed):
             pairs = [(f.row.initiator_intent_id, f.row.responder_intent_id) for f in followed]
             for one, checked in zip(
                 followed, self._index.checks_as_if(conn, row, pairs), strict=True
@@ -92,8 +94,18 @@ class IntroFollow:
                 self._record(conn, one, IntentEdited(one.seat))
 
     def owner_wrote(self, conn: Connection, intent_id: str, message_id: str, message: str) -> None:
-        for one in self._followed(conn, intent_id):
+        """New context for every negotiation of the intent, and `principal.message` (never the
+        text) naming those waiting between rounds, which it may resume."""
+        followed = self._followed(conn, intent_id)
+        paused = [one.row.id for one in followed if one.loaded.state.round_over]
+        for one in followed:
             self._record(conn, one, OwnerMessage(one.seat, message))
+        intent = intent_rows.find_intent(conn, intent_id)
+        assert intent is not None, "the chat is an intent's"
+        told = principal_message(
+            intent.principal_id, intent_id=intent_id, message_id=message_id, paused=paused
+        )
+        self._kernel.emit(conn, told)
 
     def _archived(self, conn: Connection, intent_id: str) -> None:
         for one in self._followed(conn, intent_id):
@@ -102,3 +114,4 @@ class IntroFollow:
         for row in rows.intent_opportunities(conn, intent_id):
             if row.status not in FINAL:
                 rows.set_status(conn, row.id, "expired", now)
+                self._kernel.emit(conn, opportunity_changed(row, "expired"))

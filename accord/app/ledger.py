@@ -1,5 +1,6 @@
 """Appending a table's decision to the store: the one step (`accord.core.step`), then its
-envelopes, private records and events written inside the caller's write transaction."""
+envelopes, private records and events written inside the caller's write transaction. A notice
+for a party that an audience holds (`party_scopes`) carries that audience's scope."""
 
 from functools import partial
 from typing import Any, TypeVar
@@ -13,7 +14,7 @@ from accord.core.jsonio import canonical
 from accord.core.protocol import Decision, Seen, Table, never_seen
 from accord.core.step import Stepped, step
 from accord.store import records
-from accord.store.events import NewEvent, insert_events
+from accord.store.events import ENVELOPE, NOTIFICATION, NewEvent, insert_events, read_party_scopes
 
 S = TypeVar("S", bound=BaseModel)
 
@@ -50,21 +51,22 @@ def append(
     events: list[NewEvent] = []
     for linked in stepped.public:
         records.insert_envelope(conn, negotiation_id, linked.envelope, linked.body)
-        events.append(_event(negotiation_id, None, "envelope", linked.body, scope=scope))
+        events.append(_event(negotiation_id, None, ENVELOPE, linked.body, scope=scope))
     for party, linked in stepped.private:
         records.insert_private(conn, negotiation_id, party, linked.envelope, linked.body)
     if decision.notices:
         fields = table.notice_fields(negotiation_id, stepped.state)
+        holders = read_party_scopes(conn, negotiation_id)
         for notice in decision.notices:
             data: dict[str, Any] = {"type": notice.type, **fields, **notice.data}
             events.append(
                 _event(
                     negotiation_id,
                     notice.party,
-                    "notification",
+                    NOTIFICATION,
                     canonical(data),
                     owner_only=notice.owner_only,
-                    scope=None,
+                    scope=holders.get(notice.party),
                 )
             )
     return stepped, insert_events(conn, events)

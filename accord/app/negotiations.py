@@ -33,6 +33,7 @@ from accord.core.refusals import Refusal, RefusalCode, Refused, refuse
 from accord.core.times import format_time
 from accord.store import records
 from accord.store.database import Database
+from accord.store.events import NewEvent, insert_events, insert_party_scopes
 from accord.trust.receipts import signed_receipt, unsigned_receipt
 
 STATE_CACHE_SIZE: Final = 4096
@@ -190,11 +191,27 @@ class Negotiations:
         now: datetime,
         *,
         name: str | None = None,
+        party_scopes: Mapping[str, str] | None = None,
     ) -> Loaded[S]:
+        """`party_scopes`: the audience holding each party (party → scope), whose streams
+        carry what is addressed to it from the first append on."""
         records.insert_negotiation(
             conn, negotiation_id, table.name, name=name, now=format_time(now)
         )
+        insert_party_scopes(conn, negotiation_id, party_scopes or {})
         return self._append(conn, table, negotiation_id, None, ChainHead(), decision, now)
+
+    def emit(self, conn: Connection, events: Iterable[NewEvent]) -> None:
+        """Events beyond a table's decisions (an opportunity's status, a principal's own),
+        in this write: their streams are woken once it is durable, like a decision's. Only
+        inside `write` or `write_async`: a plain `Database.write` collects no keys, and on
+        SQLite no stream would be woken."""
+        self._collect(insert_events(conn, events))
+
+    def _collect(self, keys: frozenset[str]) -> None:
+        collected: set[str] | None = getattr(self._appending, "keys", None)
+        if collected is not None:
+            collected |= keys
 
     def context(self, now: datetime, seen: Seen = never_seen) -> Context:
         return Context(now, secrets.token_bytes(ENTROPY_BYTES), seen)
@@ -416,9 +433,7 @@ class Negotiations:
             message_id=message_id,
             seen=seen,
         )
-        collected: set[str] | None = getattr(self._appending, "keys", None)
-        if collected is not None:
-            collected |= keys
+        self._collect(keys)
         public = [linked.envelope for linked in stepped.public]
         if broken := table.broken_invariants(state, stepped.state, public):
             raise InvariantBroken(f"{table.name} {negotiation_id} would break {sorted(broken)}")

@@ -8,10 +8,11 @@ reports them with `wake`, so `notify` has nothing to add there."""
 
 import asyncio
 import threading
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 
 _Waiter = tuple[asyncio.AbstractEventLoop, asyncio.Event]
+Heard = Callable[[frozenset[str] | None], None]
 
 
 class Notifier:
@@ -22,6 +23,13 @@ class Notifier:
         self._lock = threading.Lock()
         self._by_key: dict[str, set[_Waiter]] = {}
         self._all: set[_Waiter] = set()
+        self._heard: list[Heard] = []
+
+    def subscribe(self, heard: Heard) -> None:
+        """Tell `heard` too of every commit's keys (None: any may have been missed), on the
+        thread that hears them: what a process keeps in memory beside the store (the discovery
+        index) learns of other processes' commits this way. It must be quick."""
+        self._heard.append(heard)
 
     @property
     def database_notifies(self) -> bool:
@@ -56,6 +64,8 @@ class Notifier:
 
     def wake(self, keys: Iterable[str] | None = None) -> None:
         """Wake the streams watching any of `keys`, or every stream for None."""
+        for heard in self._heard:
+            heard(None if keys is None else frozenset(keys))
         with self._lock:
             if keys is None:
                 waiters = list(self._all)

@@ -9,7 +9,7 @@ and the call opens nothing.
 """
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -21,6 +21,7 @@ from accord.app.identity import PrincipalCaller
 from accord.app.index import IntentIndex
 from accord.app.intents import check_may, invalid_unless, own_intent
 from accord.app.negotiations import Answer, Loaded, Move, Negotiations, encode, request_hash
+from accord.app.principal_events import opportunity_changed, seat_scopes
 from accord.app.principals import Action
 from accord.app.tokens import new_id
 from accord.core.protocol import Decision
@@ -67,6 +68,13 @@ NOT_A_CANDIDATE: Final = (
     "No intent you may open has this id; POST /api/intents/{id}/discover lists the candidates."
 )
 """One message for an unknown, own, private, inactive or unreachable candidate."""
+
+Follow = Callable[[Sequence[str]], None]
+"""Called with the opportunities a write touched, once it is durable (the built-in agent)."""
+
+
+def _nobody(_: Sequence[str]) -> None:
+    """No agent follows opportunities."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +151,8 @@ class Opportunities:
         self._table = table
         self._index = index
         self._clock = clock
+        self.follow: Follow = _nobody
+        """Set by the composition root to the built-in agent's `follow`."""
 
     def open(self, caller: PrincipalCaller, intent_id: str, body: OpenInput) -> JSONBody:
         """One opportunity per candidate, in their order; a pair opened before, from either
@@ -167,6 +177,7 @@ class Opportunities:
             opened = self._kernel.write(txn)
         except IntegrityError:  # the same pair, opened at the same moment elsewhere
             opened = self._kernel.write(txn)
+        self.follow([row.id for row, created in opened if created])
         return {
             "opportunities": [
                 opportunity_view(row, _seat(row, caller)) | {"created": created}
@@ -196,7 +207,8 @@ class Opportunities:
         decision = open_negotiation(
             negotiation_id=negotiation_id, opportunity_id=opportunity_id, checks=checks
         )
-        self._kernel.create(conn, self._table, negotiation_id, decision, now)
+        scopes = seat_scopes(mine.principal_id, other.principal_id)
+        self._kernel.create(conn, self._table, negotiation_id, decision, now, party_scopes=scopes)
         ts = format_time(now)
         row = OpportunityRow(
             id=opportunity_id,
@@ -213,6 +225,7 @@ class Opportunities:
             updated_at=ts,
         )
         rows.insert_opportunity(conn, row)
+        self._kernel.emit(conn, opportunity_changed(row))
         return row
 
     def list_seated(
@@ -369,9 +382,11 @@ class Opportunities:
                 row = after[-1].row
                 if row.status == "negotiating":
                     rows.set_status(conn, row.id, "pending", format_time(self._clock()))
+                    self._kernel.emit(conn, opportunity_changed(row, "pending"))
             return result
 
         answered_with = self._kernel.write(txn)
+        self.follow([opportunity_id])
         body: JSONBody = json.loads(answered_with.text)
         return body
 
@@ -402,6 +417,8 @@ class Opportunities:
             status = decided_status(body.status, decisions[seat.other])
             now = format_time(self._clock())
             rows.set_decision(conn, row.id, str(seat), body.status, status, now)
+            if status != row.status:
+                self._kernel.emit(conn, opportunity_changed(row, status))
             decided, _ = _seated_row(conn, caller, opportunity_id)
             return opportunity_view(decided, seat)
 
@@ -475,6 +492,7 @@ class Opportunities:
             due = rows.pending_before(conn, cutoff)
             for row in due:
                 rows.set_status(conn, row.id, "expired", format_time(now))
+                self._kernel.emit(conn, opportunity_changed(row, "expired"))
             return [row.id for row in due]
 
         return self._kernel.write(txn)

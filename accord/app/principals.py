@@ -73,6 +73,9 @@ class Principals:
         self._db = db
         self._clock = clock
         self._credentials = CredentialCache()
+        self.selected: Callable[[str], None] = _nobody
+        """Called with the principal once a selection is durable (the built-in agent, set by
+        the composition root), so `accord` takes up a turn already waiting for it."""
 
     # -- on the store (the CLI) --------------------------------------------------------------
 
@@ -196,13 +199,19 @@ class Principals:
                 rows.insert_selection(conn, caller.principal_id, agent_id, now)
             return {"principal_id": caller.principal_id, "selected_agent_id": agent_id}
 
-        return self._db.write(txn)
+        selected = self._db.write(txn)
+        self.selected(caller.principal_id)
+        return selected
 
     def _check(self, conn: Connection, caller: PrincipalCaller, action: Action) -> None:
         selected = rows.selected_agent(conn, caller.principal_id)
         refusal = may(caller, action, selected_agent_id=selected)
         if refusal is not None:
             raise Refused(refusal)
+
+
+def _nobody(_: str) -> None:
+    """No agent follows selections."""
 
 
 def _name_taken(name: str) -> Refused:

@@ -9,6 +9,7 @@ from typing import Any, cast
 from accord.app.events import Events
 from accord.app.index import IntentIndex
 from accord.app.intents import IntentHooks, Intents
+from accord.app.intro_agent import IntroAgent
 from accord.app.intro_follow import IntroFollow
 from accord.app.keys import KeyService
 from accord.app.merchants import Merchants
@@ -77,6 +78,7 @@ class Accord:
         self.merchants = Merchants(self.db, settings, clock=clock)
         self.principals = Principals(self.db, clock=clock)
         self.index = IntentIndex(self.db, mutual_threshold=settings.mutual_threshold)
+        self.notifier.subscribe(self.index.heard)
         intro = cast(IntroTable, self.tables[INTRO])
         follow = IntroFollow(self.negotiations, intro, self.index, clock=clock)
         self.intents = Intents(
@@ -87,6 +89,10 @@ class Accord:
             write=self.negotiations.write,
         )
         self.opportunities = Opportunities(self.negotiations, intro, self.index, clock=clock)
+        self.intro_agent = IntroAgent(self.db, self.opportunities, self.principals, self.intents)
+        self.opportunities.follow = self.intro_agent.follow
+        self.intents.committed = self.intro_agent.follow_intent
+        self.principals.selected = self.intro_agent.follow_principal
         self.rooms = Rooms(self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings)
         self.sessions = Sessions(
             self.negotiations,

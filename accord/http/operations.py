@@ -149,6 +149,7 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
     "PUT /v1/policies/{sku}": Operation({200: answers.StoredPolicy}),
     "GET /api/me": Operation({200: answers.PrincipalMe}),
     "PUT /api/me/agent": Operation({200: answers.AgentSelected}),
+    "GET /api/events": Operation({200: None}),
     # intents, their chat and networks
     "POST /api/intents": Operation({201: answers.IntentAnswer}),
     "GET /api/intents": Operation({200: answers.IntentList}),

@@ -1,13 +1,18 @@
-"""A principal's own surface over HTTP (spec/intro-api.md, Endpoints): who am I, and which agent
-negotiates. The key is checked before the body is looked at."""
+"""A principal's own surface over HTTP (spec/intro-api.md, Endpoints and Events): who am I,
+which agent negotiates, and the principal's event stream. The key is checked before the body
+is looked at."""
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Header, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
+from sse_starlette import EventSourceResponse
 
+from accord.app.events import PrincipalAudience
 from accord.app.identity import PrincipalCaller
 from accord.app.principals import AGENT_ID, Action, Principals
+from accord.core.refusals import Refused
+from accord.http import streams
 from accord.http.auth import ApiKey
 from accord.http.strict import StrictRoute
 
@@ -48,3 +53,34 @@ def me(request: Request, caller: Reader) -> dict[str, Any]:
 @router.put("/api/me/agent", summary="Select the agent that negotiates for you (owner key)")
 def select_agent(body: SelectAgentRequest, request: Request, caller: Owner) -> dict[str, Any]:
     return _principals(request).select_agent(caller, body.agent_id)
+
+
+@router.get(
+    "/api/events",
+    summary="Server-Sent Events for your principal (at your key's level)",
+    response_class=EventSourceResponse,
+    responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}},
+)
+async def principal_events(
+    request: Request,
+    caller: Reader,
+    key: ApiKey,
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
+) -> Response:
+    """An owner key streams every event of its principal; an agent key all but owner-only
+    ones. Frames are named for the notification's type. The key is looked up again before
+    each frame, so a replaced agent key hears nothing more."""
+    after = streams.resume_after(last_event_id)
+    audience = PrincipalAudience.of(caller)
+    principals = _principals(request)
+
+    def still_open() -> bool:
+        try:
+            principals.authorize(key, Action.READ)
+        except Refused:
+            return False
+        return True
+
+    return streams.event_stream(
+        request, audience, after, name=streams.by_type, still_open=still_open
+    )

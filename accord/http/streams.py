@@ -2,8 +2,10 @@
 id, `event` its kind, `data` its JSON), resumed after `Last-Event-ID`, kept alive by
 sse-starlette's pings. Everything a route refuses, it refuses before the stream starts."""
 
+import asyncio
+import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Final
 
 from fastapi import Request
@@ -11,6 +13,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from accord.app.events import Audience, Events
 from accord.core.refusals import RefusalCode, refuse
+from accord.store.events import EventRow
 
 KEEPALIVE_SECONDS: Final = 15
 MAX_EVENT_ID: Final = 2**63 - 1  # the store's ids are signed 64-bit integers
@@ -37,14 +40,38 @@ def _events(request: Request) -> Events:
     return events
 
 
-def event_stream(request: Request, audience: Audience, after: int) -> EventSourceResponse:
-    """The audience's events after `after` as they are committed, until the client leaves."""
+def by_kind(row: EventRow) -> str:
+    """A frame named for what the row is (`envelope`, `notification`): the rooms' streams."""
+    return row.kind
+
+
+def by_type(row: EventRow) -> str:
+    """A frame named for the notification's own `type` (`GET /api/events`)."""
+    data = json.loads(row.data)
+    kind: str = data["type"]
+    return kind
+
+
+def event_stream(
+    request: Request,
+    audience: Audience,
+    after: int,
+    *,
+    name: Callable[[EventRow], str] = by_kind,
+    still_open: Callable[[], bool] | None = None,
+) -> EventSourceResponse:
+    """The audience's events after `after` as they are committed, until the client leaves;
+    each frame's `event` is `name(row)`. `still_open` (a credential that can be replaced) is
+    asked before each frame: once it says no, the stream ends, and a reconnection is refused
+    like any request with that credential."""
     events = _events(request)
 
     async def frames() -> AsyncIterator[ServerSentEvent]:
         yield ServerSentEvent(comment="accord event stream", sep=SEPARATOR)
         async for row in events.follow(audience, after):
-            yield ServerSentEvent(row.data, event=row.kind, id=str(row.id), sep=SEPARATOR)
+            if still_open is not None and not await asyncio.to_thread(still_open):
+                return
+            yield ServerSentEvent(row.data, event=name(row), id=str(row.id), sep=SEPARATOR)
 
     return EventSourceResponse(
         frames(),

@@ -2,25 +2,29 @@
 one global sequence, so that a stream resumes after the last id it sent on any process.
 
 A row is for one party (`party`) or for everyone at the table (`party` NULL); `owner_only`
-keeps it from agents; `scope` names an audience beyond the seats that follows the negotiation.
-Functions of a Connection, so that callers choose the transaction."""
+keeps it from agents; `scope` names an audience beyond the seats that follows the negotiation,
+or, on a party's row, the audience that holds that party (`party_scopes`, such as an intro
+seat's principal). A row of a holder's own has no negotiation. Functions of a Connection, so
+that callers choose the transaction."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, NotRequired, TypedDict
 
 from sqlalchemy import ColumnElement, Connection, and_, or_, select
 
 from accord.store import driver, notifications
-from accord.store.tables import events
+from accord.store.tables import events, party_scopes
 
 BATCH: Final = 200
+NOTIFICATION: Final = "notification"
+ENVELOPE: Final = "envelope"
 
 
 class NewEvent(TypedDict):
     """An event to insert, as the ledger builds it."""
 
-    negotiation_id: str
+    negotiation_id: str | None
     party: str | None
     owner_only: bool
     kind: str
@@ -33,7 +37,7 @@ class EventRow:
     id: int
     kind: str
     data: str
-    negotiation_id: str
+    negotiation_id: str | None
 
 
 _INSERT: Final = (
@@ -70,6 +74,26 @@ def insert_events(conn: Connection, rows: Iterable[NewEvent]) -> frozenset[str]:
     return keys
 
 
+def insert_party_scopes(conn: Connection, negotiation_id: str, scopes: Mapping[str, str]) -> None:
+    """Who holds each party (party → scope), once, as the negotiation is opened."""
+    if scopes:
+        conn.execute(
+            party_scopes.insert(),
+            [
+                {"negotiation_id": negotiation_id, "party": party, "scope": scope}
+                for party, scope in scopes.items()
+            ],
+        )
+
+
+def read_party_scopes(conn: Connection, negotiation_id: str) -> dict[str, str]:
+    """party → the scope that holds it; empty for a negotiation whose seats only follow it."""
+    query = select(party_scopes.c.party, party_scopes.c.scope).where(
+        party_scopes.c.negotiation_id == negotiation_id
+    )
+    return {party: scope for party, scope in conn.execute(query)}
+
+
 def read_seat_events(
     conn: Connection,
     negotiation_id: str,
@@ -93,6 +117,15 @@ def read_scope_events(
     """A scope's events: the public events of the negotiations it follows. What is addressed
     to one party stays that party's, whoever else follows the negotiation."""
     audience = and_(events.c.scope == scope, events.c.party.is_(None))
+    return _read(conn, audience, is_owner=is_owner, after=after, limit=limit)
+
+
+def read_holder_events(
+    conn: Connection, scope: str, *, is_owner: bool, after: int, limit: int = BATCH
+) -> list[EventRow]:
+    """A holder's events: the notifications addressed to every party it holds, in any
+    negotiation, and its own; never an envelope."""
+    audience = and_(events.c.scope == scope, events.c.kind == NOTIFICATION)
     return _read(conn, audience, is_owner=is_owner, after=after, limit=limit)
 
 

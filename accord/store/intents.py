@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import Connection, insert, select, update
 
+from accord.store import notifications
 from accord.store.tables import (
     intent_messages,
     intent_revisions,
@@ -87,6 +88,20 @@ def _revise(
     return _serial(conn.execute(statement).inserted_primary_key)
 
 
+READS_EVERY_INTENT = "/* the discovery index, whole */"
+"""Marks the two statements that read every intent: building a process's discovery index."""
+
+
+def announce(conn: Connection, intent_id: str) -> None:
+    """Tell every process, at this transaction's commit, that the intent changed (PostgreSQL's
+    NOTIFY; one SQLite process knows its own writes)."""
+    notifications.publish(conn, {intent_key(intent_id)})
+
+
+def intent_key(intent_id: str) -> str:
+    return f"intent:{intent_id}"
+
+
 def insert_intent(
     conn: Connection, intent_id: str, principal_id: str, members: Mapping[str, Any], now: str
 ) -> int:
@@ -104,6 +119,7 @@ def insert_intent(
     )
     serial = _revise(conn, intent_id, ("created",), {**members, "status": "active"}, now)
     conn.execute(update(intents).where(intents.c.id == intent_id).values(revision=serial))
+    announce(conn, intent_id)
     return serial
 
 
@@ -122,6 +138,7 @@ def revise_intent(
         .where(intents.c.id == intent_id)
         .values(status=status, revision=serial, updated_at=now, **_columns(members))
     )
+    announce(conn, intent_id)
     return serial
 
 
@@ -241,10 +258,28 @@ def own_networks(conn: Connection, principal_id: str) -> list[tuple[str, str]]:
     return [(row.id, row.name) for row in conn.execute(query)]
 
 
+def find_intents(conn: Connection, intent_ids: Iterable[str]) -> list[IntentRow]:
+    query = select(intents).where(intents.c.id.in_(sorted(intent_ids)))
+    return [_intent(row) for row in conn.execute(query)]
+
+
+def intents_after(conn: Connection, revision: int) -> list[IntentRow]:
+    """The intents whose latest revision is after `revision`, whatever their status."""
+    query = select(intents).where(intents.c.revision > revision).order_by(intents.c.revision)
+    return [_intent(row) for row in conn.execute(query)]
+
+
+def all_intents(conn: Connection) -> list[IntentRow]:
+    """Every intent, whatever its visibility and status, in the order posted."""
+    query = select(intents).prefix_with(READS_EVERY_INTENT).order_by(intents.c.serial)
+    return [_intent(row) for row in conn.execute(query)]
+
+
 def indexed_intents(conn: Connection) -> list[IntentRow]:
     """Every intent discovery indexes: neither `private` nor `archived`, in the order posted."""
     query = (
         select(intents)
+        .prefix_with(READS_EVERY_INTENT)
         .where(intents.c.visibility != "private", intents.c.status != "archived")
         .order_by(intents.c.serial)
     )

@@ -110,7 +110,8 @@ events = Table(
     Column(
         "id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
     ),
-    Column("negotiation_id", ID, ForeignKey("negotiations.id"), nullable=False),
+    # NULL for an event of an audience's own, tied to no negotiation (a principal's chat).
+    Column("negotiation_id", ID, ForeignKey("negotiations.id")),
     Column("party", String(64)),
     Column("owner_only", Boolean, nullable=False),
     Column("kind", String(16), nullable=False),
@@ -120,6 +121,17 @@ events = Table(
     Column("scope", String(128)),
     Index("events_by_negotiation", "negotiation_id", "id"),
     Index("events_by_scope", "scope", "id"),
+)
+
+# The audience that holds a party of a negotiation (an intro seat's principal:
+# "principal:prn_…"), fixed when the negotiation is opened: what is addressed to the party is
+# that audience's too, in any of its negotiations.
+party_scopes = Table(
+    "party_scopes",
+    metadata,
+    Column("negotiation_id", ID, ForeignKey("negotiations.id"), primary_key=True),
+    Column("party", String(64), primary_key=True),
+    Column("scope", String(128), nullable=False),
 )
 
 receipts = Table(
@@ -248,6 +260,7 @@ intents = Table(
     Column("updated_at", TIME, nullable=False),
     Index("intents_by_id", "id", unique=True),
     Index("intents_by_principal", "principal_id", "serial"),
+    Index("intents_by_revision", "revision"),
 )
 
 intent_revisions = Table(

@@ -12,8 +12,16 @@ import pytest
 from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 
-from accord.app.events import Audience, Events, Level, ScopeAudience, SeatAudience
+from accord.app.events import (
+    Audience,
+    Events,
+    Level,
+    PrincipalAudience,
+    ScopeAudience,
+    SeatAudience,
+)
 from accord.app.notifier import Notifier
+from accord.app.principal_events import principal_scope
 from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.protocols.rooms.moves import JoinRequest, MoveRequest, OpenRequest
@@ -26,6 +34,8 @@ from accord.store.events import EventRow, NewEvent, insert_events
 _RUN = secrets.token_hex(4)
 ROOM, OTHER_ROOM = f"room_a{_RUN}", f"room_b{_RUN}"
 TENANT, OTHER_TENANT = f"tenant:ten_1{_RUN}:test", f"tenant:ten_2{_RUN}:test"
+INTRO = f"neg_i{_RUN}"
+ADA, BOB = f"prn_ada{_RUN}", f"prn_bob{_RUN}"
 WAIT_SECONDS = 10.0  # a safety net: each wait ends at the event it waits for
 IDLE_SECONDS = 1.5  # longer than the poll interval a stream could hide behind
 
@@ -38,18 +48,28 @@ ROWS = [
     ("opener_owner_only", ROOM, "opener", True, TENANT),
     ("other_room_public", OTHER_ROOM, None, False, OTHER_TENANT),
     ("other_room_opener", OTHER_ROOM, "opener", False, OTHER_TENANT),
+    # An intro negotiation, each seat held by its principal; and a principal's own event.
+    ("ada_seat", INTRO, "initiator", False, principal_scope(ADA)),
+    ("ada_seat_owner_only", INTRO, "initiator", True, principal_scope(ADA)),
+    ("bob_seat", INTRO, "responder", False, principal_scope(BOB)),
+    ("ada_own", None, None, False, principal_scope(ADA)),
 ]
 
 
 def _row(
-    label: str, negotiation_id: str, party: str | None, owner_only: bool, scope: str | None
+    label: str,
+    negotiation_id: str | None,
+    party: str | None,
+    owner_only: bool,
+    scope: str | None,
+    kind: str = "notification",
 ) -> NewEvent:
     data = json.dumps({"type": label})
     return NewEvent(
         negotiation_id=negotiation_id,
         party=party,
         owner_only=owner_only,
-        kind="notification",
+        kind=kind,
         data=data,
         scope=scope,
     )
@@ -77,9 +97,12 @@ def _labels(rows: list[EventRow]) -> list[str]:
 
 @pytest.fixture
 def store(db: Database) -> Events:
-    _negotiations(db, ROOM, OTHER_ROOM)
+    _negotiations(db, ROOM, OTHER_ROOM, INTRO)
     events = Events(db)
     _append(db, events.notifier, *(_row(*row) for row in ROWS))
+    # An envelope is never a principal's, whatever scope it names.
+    envelope = _row("ada_envelope", INTRO, None, False, principal_scope(ADA), kind="envelope")
+    _append(db, events.notifier, envelope)
     return events
 
 
@@ -119,6 +142,21 @@ def store(db: Database) -> Events:
             ScopeAudience(OTHER_TENANT, Level.OWNER), ["other_room_public"], id="other_scope"
         ),
         pytest.param(ScopeAudience("tenant:ten_3:live", Level.OWNER), [], id="unknown_scope"),
+        pytest.param(
+            PrincipalAudience(ADA, Level.OWNER),
+            ["ada_seat", "ada_seat_owner_only", "ada_own"],
+            id="principal_owner",
+        ),
+        pytest.param(
+            PrincipalAudience(ADA, Level.AGENT), ["ada_seat", "ada_own"], id="principal_agent"
+        ),
+        pytest.param(PrincipalAudience(BOB, Level.AGENT), ["bob_seat"], id="other_principal"),
+        pytest.param(PrincipalAudience("prn_cy", Level.OWNER), [], id="unknown_principal"),
+        pytest.param(
+            SeatAudience(INTRO, "initiator", Level.OWNER),
+            ["ada_seat", "ada_seat_owner_only", "ada_envelope"],
+            id="a_held_seat_as_a_seat",
+        ),
     ],
 )
 def test_each_audience_reads_exactly_its_events(

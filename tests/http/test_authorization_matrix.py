@@ -74,6 +74,7 @@ MATRIX: Final[dict[str, Expected]] = {
     "PUT /v1/policies/{sku}": MERCHANT_SECRET,
     "GET /api/me": PRINCIPAL,
     "PUT /api/me/agent": PRINCIPAL_OWNER,
+    "GET /api/events": PRINCIPAL,
     "POST /api/intents": PRINCIPAL_OWNER,
     "GET /api/intents": PRINCIPAL,
     "GET /api/intents/{intent_id}": PRINCIPAL,

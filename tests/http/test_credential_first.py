@@ -52,6 +52,11 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
     ("GET", "/v1/me"): (("nobody", "unauthenticated"), ("stranger", "unauthenticated")),
     ("GET", "/api/me"): (("nobody", "unauthenticated"), ("stranger", "unauthenticated")),
     ("PUT", "/api/me/agent"): (("nobody", "unauthenticated"), ("stranger", "unauthenticated")),
+    ("GET", "/api/events"): (
+        ("nobody", "unauthenticated"),
+        ("stranger", "unauthenticated"),
+        ("room_owner", "forbidden"),
+    ),
     ("POST", "/api/intents"): (
         ("nobody", "unauthenticated"),
         ("stranger", "unauthenticated"),

@@ -2,8 +2,9 @@
 the right kind for every operation: no answer is a server error, and every answer's status,
 content type and body are the ones the document gives that operation.
 
-The room's event stream is called without a credential: an authorized stream never ends, so
-only its refusals can be checked here (tests/http/test_streams.py reads the stream itself)."""
+The event streams (a room's, a principal's) are called without a credential: an authorized
+stream never ends, so only their refusals can be checked here (tests/http/test_events.py and
+tests/intro/test_events_http.py read the streams themselves)."""
 
 import tempfile
 from pathlib import Path
@@ -78,6 +79,8 @@ def credential_for(case: Case[Any], creds: Credentials) -> str | None:
         if path.endswith(("/handoff", "/reveal")):
             return creds.merchant["secret_test"]
         return creds.session_token
+    if path == "/api/events":
+        return None
     if path.startswith("/api/"):
         if "{intent_id}" in path:
             params["intent_id"] = creds.intent_id

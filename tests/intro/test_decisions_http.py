@@ -3,17 +3,19 @@ the owner key decides, any time before the opportunity is final; a decision whil
 talk closes their negotiation; both acceptances make the introduction and open Identity; the
 other side's decision shows only once final."""
 
+import json
 from typing import Any
 
 import httpx
 import pytest
 
+from accord.app.events import Level, PrincipalAudience
 from accord.app.root import Accord
 from accord.store.database import Database
 from tests.conftest import LiveServer
 from tests.http.support import assert_error
 from tests.intro.conftest import JSONBody, key
-from tests.intro.test_turns_http import opened, took
+from tests.intro.test_turns_http import agree, opened, took
 from tests.principals.conftest import Principal
 
 
@@ -117,14 +119,7 @@ def test_an_introduction_left_pending_expires_after_the_pending_ttl(
     whether or not one person accepted meanwhile."""
     waiting, accepted_late = opened(client, ada, bob), opened(client, cy, bob)
     for opportunity_id, initiator in ((waiting, ada), (accepted_late, cy)):
-        took(
-            client, initiator.agent_key, opportunity_id,
-            action="propose", message="Saturday rehearsals?", expected_turn_count=0,
-        )  # fmt: skip
-        took(
-            client, bob.agent_key, opportunity_id,
-            action="accept", message="Yes", expected_turn_count=1,
-        )  # fmt: skip
+        agree(client, initiator, bob, opportunity_id)
     ttl = server.settings.pending_ttl
     server.clock.advance(seconds=ttl - 60)
     decide(client, bob, accepted_late, "accepted")
@@ -133,6 +128,10 @@ def test_an_introduction_left_pending_expires_after_the_pending_ttl(
     server.clock.advance(seconds=61)
     assert sorted(root.sweep().opportunities_expired) == sorted([waiting, accepted_late])
     assert root.sweep().opportunities_expired == []  # once
+    told = root.events.read(PrincipalAudience(ada.principal_id, Level.AGENT), 0)
+    assert json.loads(told[-1].data) == {
+        "type": "opportunity.changed", "opportunity_id": waiting, "status": "expired",
+    }  # fmt: skip
     late = read(client, bob, accepted_late)["opportunity"]
     assert (late["status"], late["decisions"]) == (
         "expired",

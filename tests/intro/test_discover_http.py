@@ -182,3 +182,29 @@ def test_the_index_is_rebuilt_by_a_new_app_on_the_same_store(
     live = settings.model_copy(update=dict(port=free_port()))
     with serve_in_thread(live, clock) as second, second.client() as client:
         assert discover(client, ada, mine) == before
+
+
+def test_another_process_discovers_what_one_process_wrote(
+    settings: Settings, clock: FakeClock, ada: Principal, bob: Principal
+) -> None:
+    """`accord serve --workers N` on PostgreSQL: each process keeps its own index and reads
+    what the others wrote before it answers, so discovery never depends on which process a
+    request reaches."""
+    if not settings.database.startswith("postgresql"):
+        pytest.skip("several processes share a store only on PostgreSQL")
+    one = settings.model_copy(update=dict(port=free_port()))
+    other = settings.model_copy(update=dict(port=free_port()))
+    with (
+        serve_in_thread(one, clock) as first,
+        serve_in_thread(other, clock) as second,
+        first.client() as a,
+        second.client() as b,
+    ):
+        mine = post_intent(b, ada, CELLIST, constraints=LYON)["intent_id"]
+        assert discover(b, ada, mine) == []  # the second process indexes its own write
+        theirs = post_intent(a, bob, QUARTET, constraints=LYON)["intent_id"]
+        assert ids(discover(b, ada, mine)) == [theirs]
+        patch_intent(a, bob, theirs, status="paused")
+        assert discover(b, ada, mine) == []
+        patch_intent(a, bob, theirs, status="active", statement="Selling a bicycle in Porto")
+        assert [c["mutual"] for c in discover(b, ada, mine)] == [False]

@@ -9,7 +9,7 @@ import httpx
 
 from tests.http.support import assert_error
 from tests.intro.conftest import JSONBody, key, patch_intent
-from tests.intro.test_turns_http import opened, took
+from tests.intro.test_turns_http import agree, opened, took
 from tests.principals.conftest import Principal
 
 URL = "/api/opportunities/{}"
@@ -184,14 +184,7 @@ def test_the_log_is_one_for_both_seats_and_the_receipt_comes_at_settlement(
     opportunity_id = opened(client, ada, bob, identity={"display_name": "Bob"})
     receipt_url = negotiation_url(opportunity_id, "/receipt")
     assert_error(client.get(receipt_url, headers=key(ada.owner_key)), "negotiation_open")
-    took(
-        client, ada.agent_key, opportunity_id,
-        action="propose", message="Saturday rehearsals?", expected_turn_count=0,
-    )  # fmt: skip
-    took(
-        client, bob.agent_key, opportunity_id,
-        action="accept", message="Yes", expected_turn_count=1,
-    )  # fmt: skip
+    agree(client, ada, bob, opportunity_id)
     mine, theirs = (
         log(client, ada.agent_key, opportunity_id),
         log(client, bob.owner_key, opportunity_id),

@@ -45,6 +45,20 @@ def took(client: httpx.Client, token: str, opportunity_id: str, **body: Any) -> 
     return taken
 
 
+def agree(
+    client: httpx.Client, initiator: Principal, responder: Principal, opportunity_id: str
+) -> None:
+    """The initiator's agent proposes and the responder's accepts."""
+    took(
+        client, initiator.agent_key, opportunity_id,
+        action="propose", message="Saturday rehearsals?", expected_turn_count=0,
+    )  # fmt: skip
+    took(
+        client, responder.agent_key, opportunity_id,
+        action="accept", message="Yes", expected_turn_count=1,
+    )  # fmt: skip
+
+
 def test_the_agents_agree_and_the_opportunity_is_pending(
     client: httpx.Client, ada: Principal, bob: Principal
 ) -> None:

@@ -1,5 +1,5 @@
 """Every statement a negotiation's life runs uses an index: a room and a session from open to
-receipt, a principal's intents, chat and networks, with the sweep, are run while every
+receipt, a principal's intents, chat, networks and events, with the sweep, are run while every
 statement the drivers execute is recorded; then each one's query plan is read on the same
 database. SQLite's plan must not `SCAN` a table; PostgreSQL's, with sequential scans disabled,
 must not hold a `Seq Scan` (it would, only if no index can serve the statement). The cost of
@@ -14,7 +14,7 @@ import psycopg
 import pytest
 from sqlalchemy import Engine, event
 
-from accord.app.events import SeatAudience
+from accord.app.events import PrincipalAudience, SeatAudience
 from accord.app.principals import Action
 from accord.app.root import Accord
 from accord.app.settings import Settings
@@ -28,6 +28,13 @@ from accord.protocols.intro.intents import (
     JoinInput,
     NetworkInput,
 )
+from accord.protocols.intro.moves import (
+    AnswerRequest,
+    QuestionsRequest,
+    ResumeRequest,
+    TurnRequest,
+)
+from accord.protocols.intro.opportunities import DecisionInput, DiscoverInput, OpenInput
 from accord.protocols.rooms.moves import (
     ConfirmRequest,
     JoinRequest,
@@ -36,6 +43,7 @@ from accord.protocols.rooms.moves import (
     OpenRequest,
 )
 from accord.store.database import Database
+from accord.store.intents import READS_EVERY_INTENT
 from tests.conftest import FakeClock
 from tests.sessions.conftest import POLICY
 
@@ -49,6 +57,7 @@ READS_EVERYTHING = (
     "pg_catalog",
     "information_schema",
     "/* migration */",  # a migration reads every row once
+    READS_EVERY_INTENT,  # a process builds its discovery index once
 )
 Recorded = list[tuple[str, Any]]
 
@@ -131,9 +140,10 @@ def _life(settings: Settings) -> None:
         accord.sessions.list_sessions(made["keys"]["secret_test"], 20)
 
         _intents(accord)
+        _introduction(accord)
 
         clock.advance(days=30)
-        accord.negotiations.sweep()
+        accord.sweep()
     finally:
         accord.close()
         db.close()
@@ -162,6 +172,7 @@ def _intents(accord: Accord) -> None:
     said = intents.post_message(owner, intent_id, ChatInput(message="Saturdays"))["message"]
     intents.post_message(agent, intent_id, ChatInput(message="Noted"))
     intents.messages(agent, intent_id, said["message_id"])
+    accord.events.read(PrincipalAudience.of(agent), 0)
 
 
 def _plans(settings: Settings, statements: Recorded) -> dict[str, str]:
@@ -208,3 +219,52 @@ def test_every_statement_of_a_negotiations_life_uses_an_index(
     assert len(plans) >= 15, f"too few statements were recorded: {list(plans)}"
     scanning = {sql: _scans(plan) for sql, plan in plans.items() if _scans(plan)}
     assert scanning == {}, "\n\n".join(f"{sql}\n  → {plan}" for sql, plan in scanning.items())
+
+
+def _introduction(accord: Accord) -> None:
+    """Two principals from discovery to an introduction, with every read of the negotiation."""
+    callers = []
+    for name in ("plans-ada", "plans-bob"):
+        made = accord.principals.create(name)
+        callers.append(
+            (
+                accord.principals.authorize(made["owner_key"], Action.WRITE),
+                accord.principals.authorize(made["agent_key"], Action.READ),
+            )
+        )
+    (ada, ada_agent), (bob, bob_agent) = callers
+    intents, opportunities = accord.intents, accord.opportunities
+    wants = [
+        "A cellist for a string quartet in Lyon on Saturdays",
+        "A string quartet in Lyon wants a cellist on Saturdays",
+    ]
+    ids = [
+        intents.create(who, IntentInput(statement=text, visibility="public"))["intent"]["intent_id"]
+        for who, text in ((ada, wants[0]), (bob, wants[1]))
+    ]
+    intents.discover(ada_agent, ids[0], DiscoverInput())
+    opened = opportunities.open(ada_agent, ids[0], OpenInput(candidates=[ids[1]]))
+    opportunity_id = opened["opportunities"][0]["opportunity_id"]
+
+    def turn(agent: Any, action: str, message: str, count: int) -> None:
+        request = TurnRequest(action=action, message=message, expected_turn_count=count)
+        opportunities.turn(agent, opportunity_id, request)
+
+    turn(ada_agent, "propose", "Saturdays?", 0)
+    turn(bob_agent, "decline", "Not yet.", 1)
+    asked = QuestionsRequest.model_validate({"questions": [{"question": "Fee?", "why": "Ask"}]})
+    opportunities.ask(bob_agent, opportunity_id, asked)
+    question_id = opportunities.questions(bob_agent, opportunity_id)["questions"][0]["question_id"]
+    opportunities.answer(bob, opportunity_id, question_id, AnswerRequest(answer="None"))
+    intents.post_message(bob, ids[1], ChatInput(message="Sundays too"))
+    intents.patch(bob, ids[1], IntentPatch(statement=wants[1] + " or Sundays"))
+    opportunities.resume(bob_agent, opportunity_id, ResumeRequest(brief="Sundays"))
+    turn(bob_agent, "propose", "Saturdays or Sundays?", 2)
+    turn(ada_agent, "accept", "Yes", 3)
+    opportunities.get(ada, opportunity_id)
+    opportunities.list_seated(ada_agent, None, ids[0])
+    opportunities.list_negotiations(bob_agent, "settled", ids[1])
+    opportunities.log(ada_agent, opportunity_id)
+    opportunities.receipt(bob, opportunity_id)
+    opportunities.decide(ada, opportunity_id, DecisionInput(status="accepted"))
+    intents.patch(ada, ids[0], IntentPatch(status="archived"))

@@ -106,3 +106,40 @@ def test_migration_0007_moves_seen_terms_out_of_the_state(database_url: str) -> 
             assert (stored, list(seen)) == ('{"room_id":"room_m","seq":2}', ["aa", "bb"])
     finally:
         engine.dispose()
+
+
+def test_migration_0011_keeps_every_event_and_its_id(database_url: str) -> None:
+    """Events tied to no negotiation: SQLite copies the table to change the column, and a
+    stream's Last-Event-ID must still name the same event afterwards."""
+    config = Config()
+    config.set_main_option("script_location", "accord.store:migrations")
+    engine = make_engine(database_url, writer=True)
+    try:
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.upgrade(config, "0010")
+            conn.execute(
+                text(
+                    "INSERT INTO negotiations (id, protocol, seq, state, version, is_final, "
+                    "created_at, updated_at) VALUES ('room_m', 'rooms', 0, '{}', '', false, "
+                    "'t', 't')"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO events (negotiation_id, party, owner_only, kind, data) "
+                    "VALUES ('room_m', 'opener', false, 'notification', '{}')"
+                )
+            )
+            first = conn.execute(text("SELECT id FROM events")).scalar_one()
+            command.upgrade(config, "head")
+            conn.execute(
+                text(
+                    "INSERT INTO events (negotiation_id, party, owner_only, kind, data, scope) "
+                    "VALUES (NULL, NULL, false, 'notification', '{}', 'principal:prn_1')"
+                )
+            )
+            stored = conn.execute(text("SELECT id, negotiation_id FROM events ORDER BY id"))
+            assert [tuple(row) for row in stored] == [(first, "room_m"), (first + 1, None)]
+    finally:
+        engine.dispose()
