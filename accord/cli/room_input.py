@@ -16,7 +16,7 @@ _PAIR_SPLIT: Final = re.compile(r",(?=[a-z0-9_]{1,64}=)")
 _INVITE_IN_URL: Final = re.compile(r"#(?P<token>[^#\s]+)$")
 
 
-def _json_value(text: str, option: str) -> Any:
+def json_value(text: str, option: str) -> Any:
     """Inline JSON, or the path of a JSON file."""
     stripped = text.strip()
     if not stripped.startswith(("{", "[")):
@@ -36,7 +36,7 @@ def _json_value(text: str, option: str) -> Any:
 
 
 def json_object(text: str, option: str) -> dict[str, Any]:
-    value = _json_value(text, option)
+    value = json_value(text, option)
     if not isinstance(value, dict):
         raise typer.BadParameter("give a JSON object", param_hint=option)
     return value

@@ -17,6 +17,7 @@ from accord.sdk._base import (
     Call,
     json_of,
 )
+from accord.sdk._intro import AsyncPrincipal, Principal
 from accord.sdk._operations import Operation, ResultT
 from accord.sdk._receipts import AsyncReceipts, Receipts
 from accord.sdk._rooms import AsyncRooms, Rooms
@@ -55,6 +56,10 @@ class Accord(BaseClient):
     def merchant(self, secret_key: str) -> Merchant:
         """A merchant's own surface, with its secret key: policies, sessions, receipts."""
         return Merchant(self, secret_key)
+
+    def principal(self, key: str) -> Principal:
+        """A principal's intro negotiations, with its owner key or one of its agent keys."""
+        return Principal(self, key)
 
     def _call(
         self,
@@ -138,6 +143,9 @@ class AsyncAccord(BaseClient):
 
     def merchant(self, secret_key: str) -> AsyncMerchant:
         return AsyncMerchant(self, secret_key)
+
+    def principal(self, key: str) -> AsyncPrincipal:
+        return AsyncPrincipal(self, key)
 
     async def _call(
         self,

@@ -1,4 +1,5 @@
-"""Every endpoint the SDK speaks, stated once (spec/rooms-api.md, spec/arbitrated-rest.md):
+"""Every endpoint the SDK speaks, stated once (spec/rooms-api.md, spec/arbitrated-rest.md,
+spec/intro-api.md):
 its method and path, the strict request model the server validates the body with, the result
 model of each success status, and when it may be sent again.
 
@@ -14,15 +15,49 @@ from urllib.parse import quote
 
 from pydantic import TypeAdapter
 
+from accord.core.strict import Strict
 from accord.protocols.arbitrated.moves import HandoffRequest, OpenSessionRequest, RevealRequest
 from accord.protocols.arbitrated.moves import Move as SessionMove
 from accord.protocols.arbitrated.policy import PolicyRequest
+from accord.protocols.intro.intents import (
+    ChatInput,
+    IntentInput,
+    IntentPatch,
+    JoinInput,
+    NetworkInput,
+)
+from accord.protocols.intro.moves import (
+    AnswerRequest,
+    QuestionsRequest,
+    ResumeRequest,
+    TurnRequest,
+)
+from accord.protocols.intro.opportunities import DecisionInput, DiscoverInput, OpenInput
 from accord.protocols.rooms.moves import (
     ConfirmRequest,
     JoinRequest,
     ListRequest,
     MoveRequest,
     OpenRequest,
+)
+from accord.sdk._intro_models import (
+    AnsweredQuestion,
+    Candidates,
+    ChatLog,
+    ChatPost,
+    DecidedOpportunity,
+    IntentList,
+    IntentView,
+    NegotiationList,
+    NegotiationView,
+    Network,
+    NetworkList,
+    OpenedOpportunities,
+    OpportunityList,
+    OpportunityView,
+    PrincipalMe,
+    QuestionList,
+    SelectedAgent,
 )
 from accord.sdk._models import (
     Applied,
@@ -62,7 +97,7 @@ class Retry(StrEnum):
 
 @dataclass(frozen=True)
 class Operation(Generic[ResultT]):
-    method: Literal["GET", "POST", "PUT"]
+    method: Literal["GET", "POST", "PUT", "PATCH"]
     path: str
     results: Mapping[int, type[ResultT]]
     request: TypeAdapter[Any] | None = field(default=None, compare=False)
@@ -158,6 +193,115 @@ POLICIES: Final[Operation[PolicyList]] = Operation("GET", "/v1/policies", {200: 
 # A PUT replaces the SKU's policy: sending it twice stores the same policy.
 PUT_POLICY: Final[Operation[Policy]] = Operation(
     "PUT", "/v1/policies/{sku}", {200: Policy}, TypeAdapter(PolicyRequest)
+)
+
+# -- a principal's intro negotiations (spec/intro-api.md, Endpoints) ------------------------
+
+
+class SelectAgentInput(Strict):
+    """`PUT /api/me/agent`'s body; the server checks the id's pattern and that it has a key."""
+
+    agent_id: str
+
+
+PRINCIPAL_ME: Final[Operation[PrincipalMe]] = Operation("GET", "/api/me", {200: PrincipalMe})
+# A PUT: selecting the same agent twice selects it once.
+SELECT_AGENT: Final[Operation[SelectedAgent]] = Operation(
+    "PUT", "/api/me/agent", {200: SelectedAgent}, TypeAdapter(SelectAgentInput)
+)
+CREATE_INTENT: Final[Operation[IntentView]] = Operation(
+    "POST", "/api/intents", {201: IntentView}, TypeAdapter(IntentInput), Retry.UNSENT
+)
+LIST_INTENTS: Final[Operation[IntentList]] = Operation("GET", "/api/intents", {200: IntentList})
+SHOW_INTENT: Final[Operation[IntentView]] = Operation(
+    "GET", "/api/intents/{intent_id}", {200: IntentView}
+)
+# A PATCH sets the members it names: sending it twice sets them once.
+EDIT_INTENT: Final[Operation[IntentView]] = Operation(
+    "PATCH", "/api/intents/{intent_id}", {200: IntentView}, TypeAdapter(IntentPatch)
+)
+POST_CHAT: Final[Operation[ChatPost]] = Operation(
+    "POST", "/api/intents/{intent_id}/chat", {201: ChatPost}, TypeAdapter(ChatInput), Retry.UNSENT
+)
+READ_CHAT: Final[Operation[ChatLog]] = Operation(
+    "GET", "/api/intents/{intent_id}/chat", {200: ChatLog}
+)
+CREATE_NETWORK: Final[Operation[Network]] = Operation(
+    "POST", "/api/networks", {201: Network}, TypeAdapter(NetworkInput), Retry.UNSENT
+)
+LIST_NETWORKS: Final[Operation[NetworkList]] = Operation("GET", "/api/networks", {200: NetworkList})
+# Joining again changes nothing.
+JOIN_NETWORK: Final[Operation[Network]] = Operation(
+    "POST", "/api/networks/join", {200: Network}, TypeAdapter(JoinInput)
+)
+# A read, though a POST.
+DISCOVER: Final[Operation[Candidates]] = Operation(
+    "POST", "/api/intents/{intent_id}/discover", {200: Candidates}, TypeAdapter(DiscoverInput)
+)
+# One opportunity per pair, ever: opening again returns it unchanged.
+OPEN_OPPORTUNITIES: Final[Operation[OpenedOpportunities]] = Operation(
+    "POST",
+    "/api/intents/{intent_id}/opportunities",
+    {200: OpenedOpportunities},
+    TypeAdapter(OpenInput),
+)
+LIST_OPPORTUNITIES: Final[Operation[OpportunityList]] = Operation(
+    "GET", "/api/opportunities", {200: OpportunityList}
+)
+SHOW_OPPORTUNITY: Final[Operation[OpportunityView]] = Operation(
+    "GET", "/api/opportunities/{opportunity_id}", {200: OpportunityView}
+)
+SHOW_NEGOTIATION: Final[Operation[NegotiationView]] = Operation(
+    "GET", "/api/opportunities/{opportunity_id}/negotiation", {200: NegotiationView}
+)
+# A rejection sent twice is refused the second time (`opportunity_final`): sent once.
+DECIDE_OPPORTUNITY: Final[Operation[DecidedOpportunity]] = Operation(
+    "PATCH",
+    "/api/opportunities/{opportunity_id}/status",
+    {200: DecidedOpportunity},
+    TypeAdapter(DecisionInput),
+    Retry.UNSENT,
+)
+# SAFE once it carries a message_id, which every turn the SDK sends does.
+TAKE_TURN: Final[Operation[NegotiationView]] = Operation(
+    "POST",
+    "/api/opportunities/{opportunity_id}/negotiation/turns",
+    {200: NegotiationView},
+    TypeAdapter(TurnRequest),
+    Retry.UNSENT,
+)
+RESUME: Final[Operation[NegotiationView]] = Operation(
+    "POST",
+    "/api/opportunities/{opportunity_id}/negotiation/resume",
+    {200: NegotiationView},
+    TypeAdapter(ResumeRequest),
+    Retry.UNSENT,
+)
+ASK: Final[Operation[QuestionList]] = Operation(
+    "POST",
+    "/api/opportunities/{opportunity_id}/negotiation/questions",
+    {201: QuestionList},
+    TypeAdapter(QuestionsRequest),
+    Retry.UNSENT,
+)
+QUESTIONS: Final[Operation[QuestionList]] = Operation(
+    "GET", "/api/opportunities/{opportunity_id}/negotiation/questions", {200: QuestionList}
+)
+ANSWER: Final[Operation[AnsweredQuestion]] = Operation(
+    "POST",
+    "/api/opportunities/{opportunity_id}/negotiation/questions/{question_id}/answer",
+    {200: AnsweredQuestion},
+    TypeAdapter(AnswerRequest),
+    Retry.UNSENT,
+)
+NEGOTIATION_LOG: Final[Operation[Log]] = Operation(
+    "GET", "/api/opportunities/{opportunity_id}/negotiation/log", {200: Log}
+)
+NEGOTIATION_RECEIPT: Final[Operation[Receipt]] = Operation(
+    "GET", "/api/opportunities/{opportunity_id}/negotiation/receipt", {200: Receipt}
+)
+LIST_NEGOTIATIONS: Final[Operation[NegotiationList]] = Operation(
+    "GET", "/api/negotiations", {200: NegotiationList}
 )
 
 # -- trust ----------------------------------------------------------------------------------
