@@ -61,10 +61,13 @@ class IntroFollow:
         self._index = index
         self._clock = clock
 
-    def _followed(self, conn: Connection, intent_id: str) -> list[Followed]:
-        """The intent's opportunities whose negotiation is still open."""
+    def _followed(
+        self, conn: Connection, intent_id: str, found: Sequence[OpportunityRow] | None = None
+    ) -> list[Followed]:
+        """The intent's opportunities (`found`, when read already) whose negotiation is still
+        open."""
         followed = []
-        for row in rows.intent_opportunities(conn, intent_id):
+        for row in rows.intent_opportunities(conn, intent_id) if found is None else found:
             loaded = self._kernel.lock(conn, self._table, row.negotiation_id)
             if loaded.state.is_settled:
                 continue
@@ -108,10 +111,11 @@ class IntroFollow:
         self._kernel.emit(conn, told)
 
     def _archived(self, conn: Connection, intent_id: str) -> None:
-        for one in self._followed(conn, intent_id):
+        found = rows.intent_opportunities(conn, intent_id)
+        for one in self._followed(conn, intent_id, found):
             self._record(conn, one, Close("archived"))
         now = format_time(self._clock())
-        for row in rows.intent_opportunities(conn, intent_id):
+        for row in found:
             if row.status not in FINAL:
                 rows.set_status(conn, row.id, "expired", now)
                 self._kernel.emit(conn, opportunity_changed(row, "expired"))

@@ -280,7 +280,7 @@ class Opportunities:
             caller,
             opportunity_id,
             request,
-            lambda seated, _decision: Answer(200, encode(seated_views(seated))),
+            _views_answer,
             message_id=message_id,
             request_hash=(
                 request_hash(request.model_dump(mode="json", exclude_none=True))
@@ -297,7 +297,7 @@ class Opportunities:
             caller,
             opportunity_id,
             request,
-            lambda seated, _decision: Answer(200, encode(seated_views(seated))),
+            _views_answer,
         )
 
     def ask(
@@ -496,6 +496,12 @@ class Opportunities:
             return [row.id for row in due]
 
         return self._kernel.write(txn)
+
+
+def _views_answer(seated: Seated, _decision: Decision) -> Answer:
+    """A turn's or a resume's answer: the negotiation and the counterparty as the seat sees
+    them now."""
+    return Answer(200, encode(seated_views(seated)))
 
 
 def _seated_row(

@@ -24,30 +24,28 @@ def _opportunities(request: Request) -> Opportunities:
     return opportunities
 
 
-def turn_taker(request: Request, key: ApiKey, opportunity_id: str) -> PrincipalCaller:
-    """not_found → not_a_seat → forbidden (an owner key), before the body is read."""
+def _seated(request: Request, key: ApiKey, opportunity_id: str, action: Action) -> PrincipalCaller:
     principals: Principals = request.app.state.accord.principals
     caller = principals.authorize(key, Action.READ)
-    _opportunities(request).find(caller, opportunity_id, Action.TAKE_TURNS)
+    _opportunities(request).find(caller, opportunity_id, action)
     return caller
+
+
+def turn_taker(request: Request, key: ApiKey, opportunity_id: str) -> PrincipalCaller:
+    """not_found → not_a_seat → forbidden (an owner key), before the body is read."""
+    return _seated(request, key, opportunity_id, Action.TAKE_TURNS)
 
 
 def decider(request: Request, key: ApiKey, opportunity_id: str) -> PrincipalCaller:
     """not_found → not_a_seat → forbidden (an agent key), before the body is read."""
-    principals: Principals = request.app.state.accord.principals
-    caller = principals.authorize(key, Action.READ)
-    _opportunities(request).find(caller, opportunity_id, Action.WRITE)
-    return caller
+    return _seated(request, key, opportunity_id, Action.WRITE)
 
 
 def seat_reader(request: Request, key: ApiKey, opportunity_id: str) -> PrincipalCaller:
     """not_found → not_a_seat, before the body is read: any key of a seat's principal reads,
     and a resume is the owner's or an agent's (the protocol tells an agent that is not the
     selected one, in its check order)."""
-    principals: Principals = request.app.state.accord.principals
-    caller = principals.authorize(key, Action.READ)
-    _opportunities(request).find(caller, opportunity_id, Action.READ)
-    return caller
+    return _seated(request, key, opportunity_id, Action.READ)
 
 
 TurnTaker = Annotated[PrincipalCaller, Depends(turn_taker)]
