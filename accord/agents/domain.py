@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
+
 Outcome = tuple[int, ...]
 IssueKind = Literal["discrete", "integer"]
 
@@ -45,6 +48,12 @@ class Domain:
     @cached_property
     def outcome_count(self) -> int:
         return math.prod(self.sizes)
+
+    @cached_property
+    def table(self) -> npt.NDArray[np.int64]:
+        """Row `n` holds the value indices of outcome `n`: what opponent models count."""
+        grids = np.indices(self.sizes, dtype=np.int64)
+        return grids.reshape(len(self.sizes), -1).T.copy()
 
     def outcomes(self) -> Iterator[Outcome]:
         return itertools.product(*(range(size) for size in self.sizes))

@@ -82,6 +82,20 @@ class Preferences:
         return np.argsort(self.utilities, kind="stable").astype(np.int64)
 
     @cached_property
+    def levels(self) -> list[float]:
+        """The utilities in ladder order, as Python floats: strategies bisect them per move."""
+        return [float(u) for u in self.utilities[self.ladder]]
+
+    @cached_property
+    def ladder_list(self) -> list[int]:
+        return [int(n) for n in self.ladder]
+
+    @cached_property
+    def utility_list(self) -> list[float]:
+        """`utilities` as Python floats: indexing a list is what a move's hot path can afford."""
+        return [float(u) for u in self.utilities]
+
+    @cached_property
     def best(self) -> float:
         return float(self.utilities.max())
 
