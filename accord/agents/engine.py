@@ -21,6 +21,7 @@ from accord.agents.strategies import Factory, SeatView
 from accord.core.protocol import Decision
 from accord.core.refusals import Refusal
 from accord.core.step import Log
+from accord.core.times import format_time
 from accord.protocols.rooms import decide
 from accord.protocols.rooms.moves import JoinRequest, MoveRequest, OpenRequest
 from accord.protocols.rooms.schema import MAX_ENUM_VALUES, MAX_FIELDS, MAX_LABEL
@@ -105,7 +106,8 @@ def play(
 ) -> Played:
     """One negotiation; `preferences` and `strategies` in move order, the first seat opening.
     Offering the terms already on the table accepts them (the rooms rules allow no other
-    reading of it). `record` sees every move as it is made."""
+    reading of it). A seat with no outcome worth its reservation walks away at its first turn.
+    `record` sees every move as it is made."""
     if rounds < 1:
         raise ValueError("a negotiation needs at least one round")
     rng = Randomness(seed)
@@ -118,10 +120,14 @@ def play(
     )
     seats = (strategies[0](first, rounds, rng), strategies[1](second, rounds, rng))
     offers: list[int] = []
+    # a seat that no outcome can bring up to its reservation walks away at its first turn
+    hopeless = (first.best < first.reservation, second.best < second.reservation)
     table = -1
     for k in range(rounds):
         t = (k + 1) / (rounds + 1)
         for mover in (0, 1):
+            if hopeless[mover]:
+                return _closed(offers, "walk_away", k, mover, record)
             view = views[mover]
             view.round = k
             view.t = t
@@ -200,12 +206,13 @@ class RoomRecorder:
         self.domain = domain
         self.log: Log[RoomState] = Log(RoomsTable(RoomPolicy(), base_url=BASE_URL), now=START)
         salt = hashlib.sha256(f"accord-engine:{seed}".encode()).hexdigest()
-        deadline = START + rounds * ROUND
+        self.deadline = format_time(START + rounds * ROUND)
+        """Repeated on every offer: an offer without one would lift the room's deadline."""
         self._check(
             decide.open_room(
                 OpenRequest(
                     subject_schema=subject_schema(domain),
-                    deadline=deadline.isoformat().replace("+00:00", "Z"),
+                    deadline=self.deadline,
                 ),
                 room_id=f"room_{salt[:16]}",
                 name="Engine",
@@ -253,12 +260,14 @@ class RoomRecorder:
             assert move.outcome is not None
             kind: MoveType = "offer" if self.log.current.table is None else "counter"
             terms = terms_of(self.domain, move.outcome)
-            self._decide(MoveRequest(type=kind, terms=terms), Actor(seat, is_owner=False))
+            request = MoveRequest(type=kind, terms=terms, deadline=self.deadline)
+            self._decide(request, Actor(seat, is_owner=False))
         elif move.kind == "accept":
             self._owner_approves(seat)
             self._owner_approves(seat.other)
-        else:
-            self._decide(MoveRequest(type="reject"), Actor(seat, is_owner=False))
+        else:  # a walk-away: reject what is on the table, or cancel before anything is
+            kind = "reject" if self.log.current.table is not None else "cancel"
+            self._decide(MoveRequest(type=kind), Actor(seat, is_owner=False))
             self._confirm(seat)
 
     def finish(self, played: Played) -> Log[RoomState]:
