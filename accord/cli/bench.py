@@ -40,8 +40,13 @@ def tournament(
     strategies: Annotated[
         str, typer.Option("--strategies", help="Comma-separated built-in strategy names.")
     ] = ",".join(STRATEGIES),
-    repetitions: Annotated[int, typer.Option("--repetitions", min=1)] = 1,
-    rounds: Annotated[int, typer.Option("--rounds", min=1, max=MAX_ROUNDS)] = 100,
+    repetitions: Annotated[
+        int, typer.Option("--repetitions", min=1, help="Runs of every pairing, seeded apart.")
+    ] = 1,
+    rounds: Annotated[
+        int,
+        typer.Option("--rounds", min=1, max=MAX_ROUNDS, help="Rounds before the deadline."),
+    ] = 100,
     jobs: Annotated[
         int, typer.Option("--jobs", min=1, help="Processes; the results do not depend on it.")
     ] = 1,
