@@ -84,16 +84,25 @@ class Preferences:
     @cached_property
     def levels(self) -> list[float]:
         """The utilities in ladder order, as Python floats: strategies bisect them per move."""
-        return [float(u) for u in self.utilities[self.ladder]]
+        levels: list[float] = self.utilities[self.ladder].tolist()
+        return levels
 
     @cached_property
     def ladder_list(self) -> list[int]:
-        return [int(n) for n in self.ladder]
+        numbers: list[int] = self.ladder.tolist()
+        return numbers
 
     @cached_property
     def utility_list(self) -> list[float]:
         """`utilities` as Python floats: indexing a list is what a move's hot path can afford."""
-        return [float(u) for u in self.utilities]
+        utilities: list[float] = self.utilities.tolist()
+        return utilities
+
+    @cached_property
+    def memo(self) -> dict[object, object]:
+        """Results of pure functions of this profile (a strategy's schedule), kept as long as
+        the profile is: a tournament reuses one profile for thousands of negotiations."""
+        return {}
 
     @cached_property
     def best(self) -> float:

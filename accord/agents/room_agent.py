@@ -46,6 +46,8 @@ class RoomAgent:
     seed: int = 0
     strategy: Strategy = field(init=False)
     view: SeatView = field(init=False)
+    consulted: int = field(init=False, default=0)
+    """The seat's turns its strategy has been asked about; a new agent replays the others."""
 
     def __post_init__(self) -> None:
         if self.rounds < 1:
@@ -61,12 +63,14 @@ class RoomAgent:
         if not room["your_turn"]:
             return Step("wait")
         me = room["seat"]
-        self._read(log, me)
+        turns = self._read(log, me)
         view = self.view
         k = len(view.sent)
+        self._replay(turns)
         if k >= self.rounds:
             return Step("out_of_rounds")
         view.round, view.t = k, (k + 1) / (self.rounds + 1)
+        self.consulted = k + 1
         utility = self.brief.preferences.utility_list
         table = room.get("table")
         if table is None:
@@ -98,16 +102,42 @@ class RoomAgent:
             return Step("approve", subject_hash=table["subject_hash"], utility=utility[on_table])
         return Step("counter", self.brief.terms(offer), utility=utility[offer])
 
-    def _read(self, log: Sequence[Mapping[str, Any]], me: str) -> None:
-        """Every offer in the log, as outcomes: the seat's own and the other side's, in order.
-        The lists only grow, so strategies that count what they have seen stay right."""
+    def _read(self, log: Sequence[Mapping[str, Any]], me: str) -> list[int]:
+        """Every offer in the log, as outcomes: the seat's own and the other side's, in order;
+        returns how many of the other side's each of its own followed. The lists only grow, so
+        strategies that count what they have seen stay right."""
         sent: list[int] = []
         received: list[int] = []
+        turns: list[int] = []
         for envelope in log:
             if envelope["type"] in OFFERS:
                 outcome = self.brief.outcome(envelope["payload"]["terms"])
                 if outcome is None:  # past its limits: its strategies read it as the worst
                     outcome = self.brief.preferences.ladder_list[0]
-                (sent if envelope["sender"].get("role") == me else received).append(outcome)
+                if envelope["sender"].get("role") == me:
+                    sent.append(outcome)
+                    turns.append(len(received))
+                else:
+                    received.append(outcome)
         self.view.sent[:] = sent
         self.view.received[:] = received
+        return turns
+
+    def _replay(self, turns: Sequence[int]) -> None:
+        """Walk the strategy through the seat's past turns it was not asked about (an agent
+        started on a room already under way), so that what it remembers (MiCRO's place in
+        its ranking, a frequency model) is what it would hold had it made those moves."""
+        if self.consulted >= len(turns):
+            return
+        sent, received = list(self.view.sent), list(self.view.received)
+        view = self.view
+        for turn in range(self.consulted, len(turns)):
+            view.sent[:] = sent[:turn]
+            view.received[:] = received[: turns[turn]]
+            view.round, view.t = turn, (turn + 1) / (self.rounds + 1)
+            if view.received:
+                self.strategy.respond(view)
+            self.strategy.propose(view)
+        view.sent[:] = sent
+        view.received[:] = received
+        self.consulted = len(turns)

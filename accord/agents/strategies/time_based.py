@@ -1,7 +1,7 @@
 """Time-based concession: `boulware`, `linear` and `conceder` (spec/agents.md, Strategies)."""
 
-import functools
 from dataclasses import dataclass
+from typing import cast
 
 from accord.agents.preferences import Preferences
 from accord.agents.strategies.base import (
@@ -22,14 +22,20 @@ def target(preferences: Preferences, exponent: float, t: float) -> float:
     return float(r + (preferences.best - r) * (1 - t ** (1 / exponent)))
 
 
-@functools.lru_cache(maxsize=256)
 def schedule(
     preferences: Preferences, exponent: float, rounds: int
 ) -> tuple[list[float], list[int]]:
     """Each round's target and offer: a function of the round alone, so a tournament computes
-    it once per profile rather than once per move."""
-    targets = [target(preferences, exponent, (k + 1) / (rounds + 1)) for k in range(rounds)]
-    return targets, [lowest_at_or_above(preferences, u) for u in targets]
+    it once per profile (and keeps it with the profile) rather than once per move."""
+    key = ("time_based", exponent, rounds)
+    found = preferences.memo.get(key)
+    if found is None:
+        targets = [target(preferences, exponent, (k + 1) / (rounds + 1)) for k in range(rounds)]
+        found = preferences.memo[key] = (
+            targets,
+            [lowest_at_or_above(preferences, u) for u in targets],
+        )
+    return cast(tuple[list[float], list[int]], found)  # what this function put in the memo
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ from accord.agents.strategies.base import (
 )
 
 FORCED_FROM, MIRROR_FROM = 1, 3
-"""Rounds 1 and 2 add a minimal concession; from round 3 the concession is the mirror alone."""
+"""Rounds 1 and 2 concede one minimal step; from round 3 the concession is the mirror."""
 
 
 @dataclass(slots=True)
@@ -38,10 +38,10 @@ class TitForTat:
     def _concession(self, view: SeatView) -> float:
         if view.round < FORCED_FROM:
             return 0.0
+        if view.round < MIRROR_FROM:  # NegMAS's recommender gives the minimal step alone here
+            return min(self.minimal, 1.0)
         mirrored = max(self._normalised(view.received[-1]), 0.0) if view.received else 0.0
-        if view.round >= MIRROR_FROM:
-            return min(mirrored, 1.0)
-        return min(mirrored + self.minimal, 1.0)
+        return min(mirrored, 1.0)
 
     def propose(self, view: SeatView) -> int:
         target = 1.0 - self._concession(view)
