@@ -17,7 +17,9 @@ from accord.agents.strategies import Factory, SeatView, Strategy
 FINAL_STATES = frozenset({"agreed", "closed", "expired"})
 OFFERS = frozenset({"move.offer", "move.counter"})
 
-Kind = Literal["offer", "counter", "approve", "reject", "wait", "done", "out_of_rounds"]
+Kind = Literal[
+    "offer", "counter", "approve", "reject", "wait", "done", "out_of_rounds", "needs_owner"
+]
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,8 @@ class RoomAgent:
             return Step("done")
         if not room["your_turn"]:
             return Step("wait")
+        if room.get("pending_confirmation"):  # its last move waits for the person
+            return Step("needs_owner")
         me = room["seat"]
         turns = self._read(log, me)
         view = self.view

@@ -23,6 +23,11 @@ def act(agent: RoomAgent, seat: RoomSeat, owner: RoomSeat | None) -> Acted:
     room = seat.view()
     envelopes = [e.to_json() for e in seat.log().envelopes]
     step = agent.decide(room.to_json(), envelopes)
+    if step.kind == "needs_owner":
+        pending = room.pending_confirmation
+        if owner is None or pending is None:
+            return Acted(step, room.to_json(), pending.id if pending else None)
+        return Acted(step, owner.confirm(pending.id).room.to_json())
     if step.kind in ("wait", "done", "out_of_rounds"):
         return Acted(step, room.to_json())
     answer = seat.move(step.body())

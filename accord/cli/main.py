@@ -12,7 +12,18 @@ from accord import __version__
 from accord.app.check import check as run_check
 from accord.app.root import Accord
 from accord.app.settings import Settings
-from accord.cli import bench, demo, intro, keys, merchants, principals, rooms, sessions, store
+from accord.cli import (
+    agent,
+    bench,
+    demo,
+    intro,
+    keys,
+    merchants,
+    principals,
+    rooms,
+    sessions,
+    store,
+)
 from accord.cli.errors import AccordGroup, Failure
 from accord.cli.options import Json, with_settings
 from accord.cli.output import err, out, print_json
@@ -44,6 +55,7 @@ app.add_typer(sessions.app, name="sessions")
 app.add_typer(principals.app, name="principals")
 app.add_typer(intro.app, name="intro")
 app.add_typer(bench.app, name="bench")
+app.add_typer(agent.app, name="agent")
 app.command()(verify)
 app.command()(demo.demo)
 

@@ -76,3 +76,29 @@ def test_the_proposer_approves_once_the_other_side_has() -> None:
 def test_its_round_budget_is_its_own_offers() -> None:
     history = [offer("opener", BEST), offer("joiner", BEST)] * 3
     assert agent(rounds=3).decide(room(table=table(BEST)), history).kind == "out_of_rounds"
+
+
+def test_a_move_waiting_for_the_person_stops_it() -> None:
+    waiting = room(
+        table=table(BEST), pending_confirmation={"id": "cnf_opener_1", "type": "approve"}
+    )
+    assert agent().decide(waiting, [offer("joiner", BEST, "move.offer")]).kind == "needs_owner"
+
+
+def test_a_new_agent_replays_the_turns_it_did_not_see() -> None:
+    """MiCRO remembers how far down its ranking it went: an agent started on a room under way
+    goes on from there, as the one that made those moves would."""
+    mine = BRIEF.preferences
+    ranking = list(reversed(mine.ladder_list))
+    theirs = [BRIEF.terms(n) for n in mine.ladder_list[:3]]  # new offers, each worst for us
+    history: list[dict[str, Any]] = []
+    continuous = agent("micro")
+    for turn in range(3):
+        current = room(table=table(theirs[turn - 1]) if turn else None)
+        step = continuous.decide(current, history)
+        history.append(offer("opener", step.terms or {}, "move.counter"))
+        history.append(offer("joiner", theirs[turn]))
+    assert [BRIEF.outcome(h["payload"]["terms"]) for h in history[::2]] == ranking[:3]
+    fresh = agent("micro")
+    last = room(table=table(theirs[2]))
+    assert fresh.decide(last, history) == continuous.decide(last, history)

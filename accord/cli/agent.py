@@ -1,0 +1,143 @@
+"""`accord agent run`: a built-in agent acts for a seat on a server, through the SDK, until the
+negotiation ends or needs its person (spec/agents.md, Command line). It holds the seat's agent
+token only: an approve or a walk-away waits for the person, who confirms with `accord rooms
+confirm`; run it again after and it goes on from the log."""
+
+import enum
+from pathlib import Path
+from typing import Annotated, Any, Final
+
+import typer
+
+from accord.agents.briefs import BriefError, read_brief
+from accord.agents.room_agent import RoomAgent
+from accord.agents.strategies import DEFAULT, STRATEGIES
+from accord.cli.agent_seat import act
+from accord.cli.credentials import DEFAULT_PATH, TokenKind
+from accord.cli.demo import say_terms
+from accord.cli.errors import Failure
+from accord.cli.options import Json, Server
+from accord.cli.output import clean, out, print_json
+from accord.cli.room_options import DEFAULT_SERVER, CredentialsPath, RoomOptions, Token
+from accord.core.jsonio import JSONError, parse
+
+MAX_MOVES: Final = 1000
+
+app = typer.Typer(help="Built-in agents acting for a seat on a server.", no_args_is_help=True)
+
+
+class TableKind(enum.StrEnum):
+    rooms = "rooms"
+    sessions = "sessions"
+    intro = "intro"
+
+
+@app.command()
+def run(
+    room_id: Annotated[str, typer.Argument(metavar="ROOM_ID", help="The room to act in.")],
+    brief: Annotated[
+        Path,
+        typer.Option(
+            "--brief",
+            exists=True,
+            dir_okay=False,
+            help="JSON: {fields: {name: {weight, from, to, steps?} | {weight, utilities}}, "
+            "reservation?}. See docs/agents.md.",
+        ),
+    ],
+    table: Annotated[
+        TableKind, typer.Option("--table", help="Which kind of negotiation (rooms for now).")
+    ] = TableKind.rooms,
+    strategy: Annotated[
+        str, typer.Option("--strategy", help=f"A built-in strategy: {', '.join(STRATEGIES)}.")
+    ] = DEFAULT,
+    rounds: Annotated[
+        int, typer.Option("--rounds", min=1, max=1000, help="Offers it makes before it stops.")
+    ] = 20,
+    wait: Annotated[
+        float,
+        typer.Option("--wait", min=1, help="Seconds to wait for the other side's move."),
+    ] = 300,
+    seed: Annotated[int, typer.Option("--seed", help="Seeds the strategy's randomness.")] = 0,
+    server: Server = DEFAULT_SERVER,
+    credentials: CredentialsPath = DEFAULT_PATH,
+    token: Token = None,
+    as_json: Json = False,
+) -> None:
+    """Act for your seat with a built-in strategy until the room ends or needs you.
+
+    It uses the seat's agent token (stored by `accord rooms open` or `join`, or --token);
+    what needs your confirmation stops it, naming the confirmation."""
+    if table is not TableKind.rooms:
+        raise Failure(
+            f"built-in agents act in rooms only; {table} agents are not built in", exit_code=2
+        )
+    if strategy not in STRATEGIES:
+        raise Failure(
+            f"unknown strategy {strategy}; the built-in ones are {', '.join(STRATEGIES)}",
+            exit_code=2,
+        )
+    try:
+        document = parse(brief.read_bytes())
+    except JSONError as exc:
+        raise Failure(f"{brief} is not strict JSON ({exc.reason})", exit_code=2) from None
+    if not isinstance(document, dict):
+        raise Failure(f"{brief} is not a brief: give a JSON object", exit_code=2)
+    options = RoomOptions(
+        server=server,
+        server_is_explicit=server != DEFAULT_SERVER,
+        credentials=credentials,
+        token=token,
+        kind=TokenKind.AGENT,
+        as_json=as_json,
+    )
+    steps: list[dict[str, Any]] = []
+
+    def say(text: str) -> None:
+        if not as_json:
+            out.print(text, markup=False, soft_wrap=True)
+
+    with options.seat(room_id) as seat:
+        room = seat.view()
+        try:
+            agent = RoomAgent(read_brief(room.subject_schema, document), STRATEGIES[strategy],
+                              rounds, seed)  # fmt: skip
+        except BriefError as exc:
+            raise Failure(f"{brief}: {exc}", exit_code=2) from None
+        say(f"{strategy} acts for the {room.seat} of {clean(room.name)} ({room.room_id})")
+        stopped, confirmation = "", None
+        for _ in range(MAX_MOVES):
+            acted = act(agent, seat, None)
+            step = acted.step
+            if step.kind == "wait":
+                if seat.next_event(timeout=wait) is None and not seat.view().your_turn:
+                    stopped = "timeout"
+                    break
+                continue
+            if step.kind in ("done", "out_of_rounds"):
+                stopped = acted.room["state"] if step.kind == "done" else "out_of_rounds"
+                break
+            if step.kind == "needs_owner":
+                stopped, confirmation = "needs_owner", acted.confirmation_id
+                break
+            steps.append({"kind": step.kind, "terms": step.terms, "utility": step.utility})
+            if step.terms is not None and step.utility is not None:
+                say(f"  {step.kind:7} {say_terms(step.terms)}  ({step.utility:.2f})")
+            if acted.confirmation_id is not None:
+                stopped, confirmation = "needs_owner", acted.confirmation_id
+                break
+        room = seat.view()
+    if as_json:
+        room_json = {"id": room.room_id, "name": room.name, "state": room.state}
+        print_json(
+            {"room": room_json, "steps": steps, "stopped": stopped, "confirmation_id": confirmation}
+        )
+        return
+    if stopped == "needs_owner":
+        say(f"Its move waits for you: accord rooms confirm {room.room_id} {confirmation}")
+    elif stopped == "out_of_rounds":
+        say(f"It made its {rounds} offers without agreement; the room is yours again.")
+    elif stopped == "timeout":
+        say(f"The other side did not move within {wait:.0f} s; run it again to go on.")
+    else:
+        say(f"The room is {room.state}.")

@@ -1,0 +1,102 @@
+"""`accord agent run` and `accord demo` against a real server: an agent acts for its seat until
+the room needs its person, goes on from the log when run again, and the demo agrees."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from accord.cli.main import app
+from tests.cli.conftest import Person
+from tests.conftest import LiveServer
+
+SCHEMA = "price:money:EUR,day:date"
+BRIEF: dict[str, Any] = {
+    "fields": {
+        "price": {"weight": 3, "from": 12000, "to": 8000, "steps": 5},
+        "day": {"weight": 1, "from": "2026-12-20", "to": "2026-12-10", "steps": 3},
+    },
+    "reservation": 0.1,
+}
+
+
+def _ok(result: Any) -> Any:
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    return result
+
+
+def agent_run(person: Person, room_id: str, brief: Path, *more: str) -> dict[str, Any]:
+    result = person.runner.invoke(
+        app,
+        ["agent", "run", room_id, "--brief", str(brief), "--server", person.server.url,
+         "--credentials", str(person.credentials), "--wait", "1", "--json", *more],
+    )  # fmt: skip
+    return json.loads(_ok(result).stdout)  # type: ignore[no-any-return]
+
+
+def test_an_agent_acts_until_its_person_is_needed(
+    alice: Person, bob: Person, tmp_path: Path
+) -> None:
+    opened = json.loads(
+        _ok(
+            alice("open", "--schema", SCHEMA, "--subject", "price=120,day=2026-12-20", "--json")
+        ).stdout
+    )
+    room_id = opened["room"]["room_id"]
+    _ok(bob("join", opened["invite"]["token"]))
+    brief = tmp_path / "brief.json"
+    brief.write_text(json.dumps(BRIEF))
+
+    # Bob's agent counters with its best terms, then no one answers within a second.
+    first = agent_run(bob, room_id, brief, "--strategy", "boulware")
+    assert first["stopped"] == "timeout"
+    assert [s["kind"] for s in first["steps"]] == ["counter"]
+    assert first["steps"][0]["terms"] == {
+        "price": {"amount_minor": 8000, "currency": "EUR"},
+        "day": "2026-12-10",
+    }
+
+    # Alice approves them; run again, Bob's agent approves too, which waits for Bob.
+    _ok(alice("move", room_id, "approve"))
+    second = agent_run(bob, room_id, brief, "--strategy", "boulware")
+    assert second["stopped"] == "needs_owner" and second["confirmation_id"]
+    assert [s["kind"] for s in second["steps"]] == ["approve"]
+    third = agent_run(bob, room_id, brief)
+    assert third["stopped"] == "needs_owner" and third["steps"] == []
+    _ok(bob("confirm", room_id, second["confirmation_id"]))
+    assert agent_run(bob, room_id, brief)["room"]["state"] == "agreed"
+
+
+def test_an_agent_refuses_what_it_cannot_do(
+    alice: Person, bob: Person, runner: CliRunner, tmp_path: Path
+) -> None:
+    opened = json.loads(_ok(alice("open", "--schema", SCHEMA, "--json")).stdout)
+    room_id = opened["room"]["room_id"]
+    brief = tmp_path / "brief.json"
+    cases: list[tuple[Any, list[str], str]] = [
+        ({"fields": {"price": {"weight": 1, "from": 1, "to": 2}}}, [], "field day is required"),
+        ("not json", [], "not strict JSON"),
+        ([1, 2], [], "give a JSON object"),
+        (BRIEF, ["--strategy", "greedy"], "unknown strategy greedy"),
+        (BRIEF, ["--table", "intro"], "rooms only"),
+    ]
+    for document, more, message in cases:
+        brief.write_text(document if isinstance(document, str) else json.dumps(document))
+        result = runner.invoke(
+            app,
+            ["agent", "run", room_id, "--brief", str(brief), "--server", alice.server.url,
+             "--credentials", str(alice.credentials), *more],
+        )  # fmt: skip
+        assert result.exit_code == 2, (document, result.output)
+        assert message in result.stderr, (document, result.stderr)
+
+
+def test_the_demo_agrees_and_its_receipt_verifies(server: LiveServer, runner: CliRunner) -> None:
+    result = _ok(runner.invoke(app, ["demo", "--server", server.url, "--json"]))
+    demo = json.loads(result.stdout)
+    assert demo["room"]["state"] == "agreed"
+    assert demo["verify"]["ok"] is True and demo["verify"]["status"] == "valid"
+    assert demo["log"][-1]["type"] == "room.agreed"
+    assert demo["log"][-1]["payload"]["terms"] == demo["terms"]
+    assert demo["receipt"]["signed_payload"]["final_terms"] == demo["terms"]
