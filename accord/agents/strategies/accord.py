@@ -1,9 +1,25 @@
-"""`accord`, the default strategy (spec/agents.md, Strategies): a tough aspiration schedule whose
-floor rises with the best offer received, a frequency model of the other side learnt from its
-offers alone, offers chosen among those of the target utility to please that model most
-(Pareto-seeking, and new ones first, since some opponents concede only to new offers), and an
-acceptance rule that takes what beats its next offer, takes the best it can get at the deadline,
-and never goes below the reservation value."""
+"""`accord`, the default strategy (spec/agents.md, Strategies).
+
+Why it plays as it does:
+
+- It concedes on a tough (Boulware) schedule because most opponents concede with time, and the
+  seat that waits collects their concession; its floor rises with the best offer received, so it
+  never asks for less than it has already been offered, and in the last rounds it offers that
+  best offer back, which any opponent that stands by its own offers accepts (HardHeaded, AgentK).
+- It never asks for much more than an estimate of the Nash point: holding out for the last bit of
+  utility buys little and costs the other side a lot near the top of a flat frontier, and against
+  an opponent that concedes fast it leaves an agreement far from the fair one. The estimate is the
+  Nash product over a fixed spread of its own rational outcomes, the other side's utility read
+  from a frequency model and its reservation assumed equal to its own (lacking evidence, the
+  symmetric guess).
+- The frequency model weighs early offers most (e^(-FADE t)): every opponent opens near its own
+  top and then walks away from it, so late offers, however many, say little about what it
+  likes. With one issue no frequency can rank the values, so the other side is assumed opposed.
+- Among the outcomes of about the target utility it offers the one the model likes most
+  (Pareto-seeking), preferring ones not yet sent, since some opponents (MiCRO) concede only to
+  new offers.
+- It accepts what reaches its current target, anything rational in the last round, and nothing
+  below its reservation, ever. It reads only its own preferences and the offers."""
 
 from bisect import bisect_left
 from dataclasses import dataclass, field
@@ -15,15 +31,27 @@ from accord.agents.preferences import Floats, Preferences
 from accord.agents.strategies.base import EPSILON, Randomness, Response, SeatView
 
 EXPONENT = 0.2
-"""`target(t) = floor + (u_max - floor)(1 - t^(1/e))`: concede little until late."""
+"""`target(t) = floor + (top - floor)(1 - t^(1/e))`: concede little until late."""
+CAP = 0.65
+"""`top = nash + CAP (u_max - nash)`: how far past the estimated Nash point it asks."""
+REFRESH = 5
+"""Rounds between two estimates of the Nash point, after the first few offers."""
 WINDOW = 0.05
-"""How much of its own span the seat gives up, at most, to please the other side."""
+"""How much of its own span above the target the seat looks at to please the other side."""
 CANDIDATES = 256
 """Outcomes of about the target utility the model ranks per offer: a move's budget."""
+POOL = 2000
+"""Outcomes, spread over its own rational range, on which it estimates the frontier."""
+TOP = 200
+"""Its own best outcomes, always in the pool: where the early offers are made."""
 LEARNING = 0.2
 """How much an issue's weight grows each time the other side leaves it unchanged."""
 FINAL_ROUNDS = 2
 """In these last rounds the seat offers the best the other side has offered it."""
+FADE = 22.0
+"""An offer made at time t counts `e^(-FADE t)`: early offers show the other side's top."""
+TINY = 1e-6
+"""Keeps the logarithms of the Nash product finite."""
 
 
 @dataclass(slots=True)
@@ -32,14 +60,30 @@ class Accord:
     rng: Randomness
     counts: list[Floats] = field(init=False)
     weights: Floats = field(init=False)
+    pool: npt.NDArray[np.int64] = field(init=False)
+    pool_gain: Floats = field(init=False)
+    pool_rows: npt.NDArray[np.int64] = field(init=False)
     counted: int = 0
     best_received: int | None = None
     sent: set[int] = field(default_factory=set)
+    nash_round: int = -1
+    nash_utility: float = 0.0
 
     def __post_init__(self) -> None:
-        sizes = self.preferences.domain.sizes
+        prefs = self.preferences
+        sizes = prefs.domain.sizes
         self.counts = [np.zeros(size) for size in sizes]
         self.weights = np.full(len(sizes), 1 / len(sizes))
+        ladder = prefs.ladder
+        start = bisect_left(prefs.levels, prefs.reservation - EPSILON)
+        rational = ladder[start:]
+        if len(rational) > POOL + TOP:
+            step = len(rational) // POOL
+            spread = rational[: len(rational) - TOP : step]
+            rational = np.concatenate((spread, rational[-TOP:]))
+        self.pool = rational
+        self.pool_gain = prefs.utilities[rational] - prefs.reservation
+        self.pool_rows = prefs.domain.table[rational]
 
     # -- what the other side's offers teach ----------------------------------------------
 
@@ -49,8 +93,9 @@ class Accord:
         while self.counted < len(view.received):
             offer = view.received[self.counted]
             values = table[offer]
+            weight = np.exp(-FADE * (self.counted + 1) / (view.rounds + 1))
             for issue, value in enumerate(values):
-                self.counts[issue][value] += 1
+                self.counts[issue][value] += weight
             if self.counted:
                 unchanged = values == table[view.received[self.counted - 1]]
                 if unchanged.any() and not unchanged.all():
@@ -62,10 +107,19 @@ class Accord:
                 self.best_received = offer
             self.counted += 1
 
-    def _liking(self, outcomes: npt.NDArray[np.int64]) -> Floats:
-        """The model's utility of each outcome for the other side: issue weights times value
-        frequencies, each issue's most offered value counting 1."""
-        rows = self.preferences.domain.table[outcomes]
+    def _liking(
+        self, outcomes: npt.NDArray[np.int64], rows: npt.NDArray[np.int64] | None = None
+    ) -> Floats:
+        """The model's utility of each outcome for the other side, in [0, 1]: issue weights
+        times value frequencies, each issue's most offered value counting 1; with one issue,
+        opposed to its own."""
+        prefs = self.preferences
+        if len(prefs.domain.sizes) == 1:
+            span = max(prefs.best - prefs.worst, EPSILON)
+            result: Floats = (prefs.best - prefs.utilities[outcomes]) / span
+            return result
+        if rows is None:
+            rows = prefs.domain.table[outcomes]
         total = np.zeros(len(outcomes))
         for issue, counts in enumerate(self.counts):
             top = counts.max()
@@ -75,22 +129,40 @@ class Accord:
 
     # -- the schedule --------------------------------------------------------------------
 
-    def _floor(self) -> float:
-        floor = self.preferences.reservation
-        if self.best_received is not None:
-            floor = max(floor, self.preferences.utility_list[self.best_received])
-        return floor
+    def _nash(self, view: SeatView) -> float | None:
+        """Its own utility at the Nash point of the pool under the model, re-estimated every
+        few rounds; None before the other side has shown anything."""
+        if not self.counted or not len(self.pool):
+            return None
+        stale = view.round - self.nash_round >= REFRESH or self.counted <= REFRESH
+        if self.nash_round != view.round and stale:
+            # the other side's reservation, unknown, is taken to be as high as its own
+            their_gain = self._liking(self.pool, self.pool_rows) - self.preferences.reservation
+            if not (their_gain > 0).any():
+                their_gain = their_gain + self.preferences.reservation
+            score = np.log(self.pool_gain + TINY) + np.log(np.maximum(their_gain, 0) + TINY)
+            self.nash_utility = float(self.preferences.utilities[self.pool[int(np.argmax(score))]])
+            self.nash_round = view.round
+        return self.nash_utility
 
-    def _target(self, t: float) -> float:
-        floor = min(self._floor(), self.preferences.best)
-        return float(floor + (self.preferences.best - floor) * (1 - t ** (1 / EXPONENT)))
+    def _target(self, view: SeatView) -> float:
+        prefs = self.preferences
+        floor = prefs.reservation
+        if self.best_received is not None:
+            floor = max(floor, prefs.utility_list[self.best_received])
+        floor = min(floor, prefs.best)
+        top = prefs.best
+        nash = self._nash(view)
+        if nash is not None:
+            top = max(floor, min(top, nash + CAP * (prefs.best - nash)))
+        return float(floor + (top - floor) * (1 - view.t ** (1 / EXPONENT)))
 
     def propose(self, view: SeatView) -> int:
         self._observe(view)
         prefs = self.preferences
         if self.best_received is not None and view.round >= view.rounds - FINAL_ROUNDS:
             return self.best_received
-        target = self._target(view.t)
+        target = self._target(view)
         levels = prefs.levels
         low = min(bisect_left(levels, target - EPSILON), len(levels) - 1)
         high = max(bisect_left(levels, target + WINDOW * (prefs.best - target) + EPSILON), low + 1)
@@ -114,7 +186,7 @@ class Accord:
         offered = prefs.utility_list[view.received[-1]]
         if offered < prefs.reservation:
             return "reject"
-        if view.last_round or offered >= self._target(view.t) - EPSILON:
+        if view.last_round or offered >= self._target(view) - EPSILON:
             return "accept"
         return "reject"
 
