@@ -20,6 +20,7 @@ from typing import Final
 from sqlalchemy import Connection
 
 from accord.agents.intro import Ask, Move, OwnIntent, Resume, Situation, TakeTurn, decide
+from accord.agents.llm import Model, decide_with_model
 from accord.app.identity import PrincipalCaller
 from accord.app.intents import Intents
 from accord.app.opportunities import Opportunities, Seated, seated_views
@@ -48,12 +49,14 @@ class IntroAgent:
         intents: Intents,
         *,
         max_steps: int = MAX_STEPS,
+        model: Model | None = None,
     ) -> None:
         self._db = db
         self._opportunities = opportunities
         self._principals = principals
         self._intents = intents
         self._max_steps = max_steps
+        self._model = model
         self._acting = threading.local()
 
     # -- what the services call once a write is durable ------------------------------------
@@ -124,7 +127,14 @@ class IntroAgent:
             if not self._selected(caller):
                 return False
             seated = self._opportunities.seated(caller, opportunity_id, Action.READ)
-            move = decide(self._situation(caller, seated))
+            situation = self._situation(caller, seated)
+            if self._model is None:
+                move = decide(situation)
+            else:
+                decided = decide_with_model(situation, self._model)
+                if decided.refusals:
+                    log.info("the guard refused the model's turn: %s", ", ".join(decided.refusals))
+                move = decided.move
             return self._make(caller, opportunity_id, move, seated.state.turn_count)
         except Refused as refused:
             log.info("the accord agent was refused on %s: %s", opportunity_id, refused)

@@ -12,6 +12,7 @@ from accord.app.intents import IntentHooks, Intents
 from accord.app.intro_agent import IntroAgent
 from accord.app.intro_follow import IntroFollow
 from accord.app.keys import KeyService
+from accord.app.llm import chat_model
 from accord.app.merchants import Merchants
 from accord.app.negotiations import Ended, Negotiations
 from accord.app.opportunities import Opportunities
@@ -91,7 +92,9 @@ class Accord:
             write=self.negotiations.write,
         )
         self.opportunities = Opportunities(self.negotiations, intro, self.index, clock=clock)
-        self.intro_agent = IntroAgent(self.db, self.opportunities, self.principals, self.intents)
+        self.intro_agent = IntroAgent(
+            self.db, self.opportunities, self.principals, self.intents, model=chat_model(settings)
+        )
         self.opportunities.follow = self.intro_agent.follow
         self.intents.committed = self.intro_agent.follow_intent
         self.principals.selected = self.intro_agent.follow_principal

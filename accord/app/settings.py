@@ -40,6 +40,10 @@ class Settings(BaseSettings):
     ranking: Ranking = Ranking.AUTO
     mutual_threshold: float | None = None
     """`None`: the threshold calibrated for the ranking in effect (`accord.discovery.threshold`)."""
+    llm_base_url: str | None = None
+    """An OpenAI-compatible chat endpoint for the LLM agent; `None`: agents decide by rules."""
+    llm_model: str | None = None
+    llm_api_key: str | None = None
 
     @property
     def database(self) -> str:

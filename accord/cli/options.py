@@ -181,6 +181,28 @@ Json = Annotated[
     ),
 ]
 
+LlmBaseUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--llm-base-url",
+        envvar="ACCORD_LLM_BASE_URL",
+        help="OpenAI-compatible chat endpoint for the LLM agent, such as http://host/v1.",
+        show_default="none: agents decide by rules",
+    ),
+]
+LlmModel = Annotated[
+    str | None,
+    typer.Option("--llm-model", envvar="ACCORD_LLM_MODEL", help="The model the endpoint runs."),
+]
+LlmApiKey = Annotated[
+    str | None,
+    typer.Option(
+        "--llm-api-key",
+        envvar="ACCORD_LLM_API_KEY",
+        help="The endpoint's API key (prefer the variable: a flag shows in the process list).",
+    ),
+]
+
 R = TypeVar("R")
 
 
@@ -205,6 +227,9 @@ _SETTING_OPTIONS: Final = (
     ("keep_alive_timeout", KeepAliveTimeout),
     ("ranking", DiscoveryRanking),
     ("mutual_threshold", MutualThreshold),
+    ("llm_base_url", LlmBaseUrl),
+    ("llm_model", LlmModel),
+    ("llm_api_key", LlmApiKey),
 )
 
 

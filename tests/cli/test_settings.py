@@ -37,6 +37,10 @@ ROWS = [
     ("--keep-alive-timeout", "ACCORD_KEEP_ALIVE_TIMEOUT", "9", "keep_alive_timeout", 9),
     ("--ranking", "ACCORD_RANKING", "lexical", "ranking", Ranking.LEXICAL),
     ("--mutual-threshold", "ACCORD_MUTUAL_THRESHOLD", "0.5", "mutual_threshold", 0.5),
+    ("--llm-base-url", "ACCORD_LLM_BASE_URL", "http://127.0.0.1:9/v1", "llm_base_url",
+     "http://127.0.0.1:9/v1"),
+    ("--llm-model", "ACCORD_LLM_MODEL", "small", "llm_model", "small"),
+    ("--llm-api-key", "ACCORD_LLM_API_KEY", "sk-test", "llm_api_key", "sk-test"),
 ]  # fmt: skip
 
 
