@@ -7,6 +7,7 @@ reached fails the tests, it never skips them.
 """
 
 import contextlib
+import json
 import os
 import secrets
 import socket
@@ -15,7 +16,9 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -170,3 +173,45 @@ def server(settings: Settings, clock: FakeClock) -> Iterator[LiveServer]:
     live_settings = settings.model_copy(update=dict(port=free_port(), sweep_interval=3600))
     with serve_in_thread(live_settings, clock) as live:
         yield live
+
+
+class LlmStub:
+    """An OpenAI-compatible chat endpoint on 127.0.0.1 for the LLM agent's tests (never a real
+    model): what it answers next, as a tool call, and every request it was sent."""
+
+    def __init__(self) -> None:
+        self.reply: dict[str, Any] = {}
+        self.requests: list[dict[str, Any]] = []
+
+
+@pytest.fixture(scope="session")
+def llm_stub() -> Iterator[tuple[LlmStub, str]]:
+    state = LlmStub()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            state.requests.append({"path": self.path, "auth": self.headers.get("Authorization"),
+                                   "body": body})  # fmt: skip
+            call = {"name": state.reply["name"], "arguments": json.dumps(state.reply["arguments"])}
+            answer = json.dumps(
+                {"choices": [{"message": {"role": "assistant", "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": call}]}}]}
+            ).encode()  # fmt: skip
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state, f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -12,11 +12,12 @@ import typer
 from accord.agents.briefs import BriefError, read_brief
 from accord.agents.room_agent import RoomAgent
 from accord.agents.strategies import DEFAULT, STRATEGIES
+from accord.app.llm import ChatModel
 from accord.cli.agent_seat import act
 from accord.cli.credentials import DEFAULT_PATH, TokenKind
 from accord.cli.demo import say_terms
 from accord.cli.errors import Failure
-from accord.cli.options import Json, Server
+from accord.cli.options import Json, LlmApiKey, LlmBaseUrl, LlmModel, Server
 from accord.cli.output import clean, out, print_json
 from accord.cli.room_options import DEFAULT_SERVER, CredentialsPath, RoomOptions, Token
 from accord.core.jsonio import JSONError, parse
@@ -59,6 +60,9 @@ def run(
         typer.Option("--wait", min=1, help="Seconds to wait for the other side's move."),
     ] = 300,
     seed: Annotated[int, typer.Option("--seed", help="Seeds the strategy's randomness.")] = 0,
+    llm_base_url: LlmBaseUrl = None,
+    llm_model: LlmModel = None,
+    llm_api_key: LlmApiKey = None,
     server: Server = DEFAULT_SERVER,
     credentials: CredentialsPath = DEFAULT_PATH,
     token: Token = None,
@@ -67,7 +71,8 @@ def run(
     """Act for your seat with a built-in strategy until the room ends or needs you.
 
     It uses the seat's agent token (stored by `accord rooms open` or `join`, or --token);
-    what needs your confirmation stops it, naming the confirmation."""
+    what needs your confirmation stops it, naming the confirmation. With an LLM endpoint
+    (--llm-base-url and --llm-model) its moves carry words the model writes, guarded."""
     if table is not TableKind.rooms:
         raise Failure(
             f"built-in agents act in rooms only; {table} agents are not built in", exit_code=2
@@ -92,6 +97,7 @@ def run(
         as_json=as_json,
     )
     steps: list[dict[str, Any]] = []
+    model = ChatModel(llm_base_url, llm_model, llm_api_key) if llm_base_url and llm_model else None
 
     def say(text: str) -> None:
         if not as_json:
@@ -107,7 +113,7 @@ def run(
         say(f"{strategy} acts for the {room.seat} of {clean(room.name)} ({room.room_id})")
         stopped, confirmation = "", None
         for _ in range(MAX_MOVES):
-            acted = act(agent, seat, None)
+            acted = act(agent, seat, None, model)
             step = acted.step
             if step.kind == "wait":
                 if seat.next_event(timeout=wait) is None and not seat.view().your_turn:
