@@ -39,8 +39,8 @@ BASE_URL = "https://accord.invalid"
 
 
 class Move(NamedTuple):
-    """A tuple, not a frozen dataclass: a negotiation makes hundreds and a tuple is built
-    three times faster."""
+    """One move, as a recorder and `Played.moves` give it; the engine itself keeps only the
+    offers."""
 
     mover: int
     """0 for the seat that moved first, 1 for the other."""
@@ -204,7 +204,8 @@ class RoomRecorder:
 
     def __init__(self, domain: Domain, *, rounds: int, seed: int = 0) -> None:
         self.domain = domain
-        self.log: Log[RoomState] = Log(RoomsTable(RoomPolicy(), base_url=BASE_URL), now=START)
+        policy = RoomPolicy()
+        self.log: Log[RoomState] = Log(RoomsTable(policy, base_url=BASE_URL), now=START)
         salt = hashlib.sha256(f"accord-engine:{seed}".encode()).hexdigest()
         self.deadline = format_time(START + rounds * ROUND)
         """Repeated on every offer: an offer without one would lift the room's deadline."""
@@ -218,7 +219,7 @@ class RoomRecorder:
                 name="Engine",
                 nonce=f"nonce-opener-{salt[:32]}",
                 now=START,
-                policy=self.log.table.policy,  # type: ignore[attr-defined]  # RoomsTable's
+                policy=policy,
             )
         )
         self._check(
