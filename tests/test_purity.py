@@ -15,8 +15,14 @@ PURE = sorted(
     ]
 )
 FORBIDDEN = re.compile(
-    r"\b(datetime\.now|datetime\.utcnow|date\.today|time\.time|uuid[14]|secrets|random|"
-    r"os\.urandom)\b"
+    r"\b(datetime\.now|datetime\.utcnow|date\.today|time\.time|uuid[14]|os\.urandom)\b"
+    # the secrets module, not a variable of that name
+    r"|\bimport secrets\b|\bfrom secrets\b|\bsecrets\.(token_\w+|choice|randbelow|randbits)\b"
+    # the random module's shared generator, or one seeded from the world; a generator seeded
+    # by an argument (`random.Random(seed)`, as the engine makes per repetition) is a function
+    # of that argument
+    r"|\brandom\.(?!Random\b)\w+|\brandom\.Random\(\s*\)|\bSystemRandom\b"
+    r"|\bfrom random import (?!Random\b)"
 )
 
 
