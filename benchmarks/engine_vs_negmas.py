@@ -22,13 +22,10 @@ both alike.
 import argparse
 import importlib
 import importlib.metadata
-import importlib.util
 import json
 import math
-import os
 import platform
 import random
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -36,18 +33,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from negmas_env import DEFAULT_VENV, ROOT, ensure_negmas, negmas_side, shown
+
 from accord.agents.domain import Domain
 from accord.agents.engine import play
 from accord.agents.preferences import Preferences
 from accord.agents.scenarios import Scenario, Skipped, find_scenarios, without_discount
 from accord.agents.strategies import STRATEGIES, Factory
 
-ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SCENARIOS = ROOT / "tests" / "agents" / "data" / "scenarios"
-DEFAULT_VENV = ROOT / "benchmarks" / ".venv-negmas"
-NEGMAS_VERSION = "0.16.0"
-REEXECUTED = "ACCORD_ENGINE_VS_NEGMAS_REEXECUTED"
-"""Set before the script runs itself again: a second miss of negmas is an error, not a loop."""
 
 COUNTERPARTS: dict[str, str] = {
     "boulware": "BoulwareTBNegotiator",
@@ -84,57 +78,6 @@ SLICES = 2
 MIN_NEGOTIATIONS = 3
 
 
-# -- NegMAS in a virtual environment of its own ---------------------------------------------
-
-
-def _shown(path: Path) -> str:
-    """A path as the user would type it from the repository root."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
-def _venv_python(venv: Path) -> Path:
-    return venv / ("Scripts" if os.name == "nt" else "bin") / "python"
-
-
-def _venv_ready(python: Path) -> bool:
-    """Whether the environment already holds negmas and accord (a first run that was stopped
-    half way through installing is installed again)."""
-    if not python.exists():
-        return False
-    probe = (
-        "import importlib.util as u, sys; "
-        "sys.exit(not (u.find_spec('negmas') and u.find_spec('accord')))"
-    )
-    return subprocess.run([str(python), "-c", probe], check=False).returncode == 0
-
-
-def ensure_negmas(venv: Path) -> None:
-    """Return when negmas is importable here; otherwise install it into `venv` (first run
-    only) and replace this process with the same command run by that environment's Python."""
-    if importlib.util.find_spec("negmas") is not None:
-        return
-    if os.environ.get(REEXECUTED):
-        sys.exit(f"negmas is still not importable by {sys.executable}; remove {venv} and retry")
-    python = _venv_python(venv)
-    if not _venv_ready(python):
-        print(
-            f"installing negmas {NEGMAS_VERSION} into {_shown(venv)} (first run only)…",
-            file=sys.stderr,
-            flush=True,
-        )
-        if not python.exists():
-            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        pip = [str(python), "-m", "pip", "install", "-qq", "--disable-pip-version-check"]
-        subprocess.run([*pip, f"negmas=={NEGMAS_VERSION}"], check=True)
-        subprocess.run([*pip, "-e", str(ROOT)], check=True)
-    print(f"running with {_shown(python)} (negmas {NEGMAS_VERSION})", file=sys.stderr, flush=True)
-    os.environ[REEXECUTED] = "1"
-    os.execv(str(python), [str(python), str(Path(__file__).resolve()), *sys.argv[1:]])
-
-
 # -- the NegMAS side of a scenario -----------------------------------------------------------
 
 
@@ -149,28 +92,7 @@ class NegmasScenario:
 def negmas_scenario(scenario: Scenario) -> NegmasScenario:
     """Built from Accord's own issues, weights and evaluations, so that both sides negotiate
     over the same utilities (values are the issues' strings on both sides)."""
-    outcomes = importlib.import_module("negmas.outcomes")
-    prefs = importlib.import_module("negmas.preferences")
-    issues = [
-        outcomes.make_issue(values=list(issue.values), name=issue.name)
-        for issue in scenario.domain.issues
-    ]
-    space = outcomes.make_os(issues, name=scenario.name)
-    ufuns = tuple(
-        prefs.LinearAdditiveUtilityFunction(
-            values=[
-                prefs.TableFun(dict(zip(issue.values, evaluations, strict=True)))
-                for issue, evaluations in zip(
-                    scenario.domain.issues, profile.evaluations, strict=True
-                )
-            ],
-            weights=list(profile.weights),
-            outcome_space=space,
-            reserved_value=profile.reservation,
-            name=profile.name or f"profile-{index}",
-        )
-        for index, profile in enumerate(scenario.profiles)
-    )
+    space, ufuns = negmas_side(scenario, name=scenario.name)
     return NegmasScenario(space, (ufuns[0], ufuns[1]))
 
 
@@ -444,7 +366,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--scenarios",
         type=Path,
         action="append",
-        help=f"a scenario folder tree or file; repeatable (default: {_shown(DEFAULT_SCENARIOS)})",
+        help=f"a scenario folder tree or file; repeatable (default: {shown(DEFAULT_SCENARIOS)})",
     )
     parser.add_argument(
         "--strategies",
@@ -461,7 +383,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--negmas-venv",
         type=Path,
         default=DEFAULT_VENV,
-        help=f"where NegMAS is installed when missing (default: {_shown(DEFAULT_VENV)})",
+        help=f"where NegMAS is installed when missing (default: {shown(DEFAULT_VENV)})",
     )
     args = parser.parse_args(argv)
     args.strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
@@ -569,7 +491,7 @@ def summary_text(summaries: Sequence[Summary]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse(argv)
-    ensure_negmas(args.negmas_venv)
+    ensure_negmas(args.negmas_venv, Path(__file__))
     began = time.perf_counter()
     paths: list[Path] = args.scenarios or [DEFAULT_SCENARIOS]
     scenarios, skipped = load(paths, args.max_outcomes)
