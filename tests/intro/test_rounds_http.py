@@ -155,7 +155,7 @@ def test_questions_park_the_seat_until_its_owner_answers(
     assert theirs.json() == {"questions": []}
     for token in (bob.owner_key, bob.agent_key):
         seen = client.get(negotiation_url(opportunity_id), headers=key(token)).text
-        assert FEE["question"] not in seen and FEE["why"] not in seen  # ids may hold "fee"
+        assert str(FEE["question"]) not in seen and str(FEE["why"]) not in seen  # not "fee": ids
     fee_id, days_id = (q["question_id"] for q in questions)
     assert_error(answer(client, bob.owner_key, opportunity_id, fee_id, "Yes"), "not_found")
     assert_error(answer(client, ada.agent_key, opportunity_id, fee_id, "Yes"), "forbidden")
