@@ -189,10 +189,13 @@ def subject_schema(domain: Domain) -> dict[str, Any]:
     return schema
 
 
-def terms_of(domain: Domain, outcome: int) -> dict[str, Any]:
+def terms_of(domain: Domain, outcome: int, names: Sequence[str] | None = None) -> dict[str, Any]:
+    """The outcome as room terms; `names`, the domain's `field_names`, when the caller keeps
+    them."""
     terms: dict[str, Any] = {}
     indices = domain.outcome_at(outcome)
-    for name, issue, index in zip(field_names(domain), domain.issues, indices, strict=True):
+    fields = field_names(domain) if names is None else names
+    for name, issue, index in zip(fields, domain.issues, indices, strict=True):
         terms[name] = issue.values[index] if _is_enum(issue.values) else index
     return terms
 
@@ -204,6 +207,7 @@ class RoomRecorder:
 
     def __init__(self, domain: Domain, *, rounds: int, seed: int = 0) -> None:
         self.domain = domain
+        self.names = field_names(domain)
         policy = RoomPolicy()
         self.log: Log[RoomState] = Log(RoomsTable(policy, base_url=BASE_URL), now=START)
         salt = hashlib.sha256(f"accord-engine:{seed}".encode()).hexdigest()
@@ -260,7 +264,7 @@ class RoomRecorder:
         if move.kind == "offer":
             assert move.outcome is not None
             kind: MoveType = "offer" if self.log.current.table is None else "counter"
-            terms = terms_of(self.domain, move.outcome)
+            terms = terms_of(self.domain, move.outcome, self.names)
             request = MoveRequest(type=kind, terms=terms, deadline=self.deadline)
             self._decide(request, Actor(seat, is_owner=False))
         elif move.kind == "accept":

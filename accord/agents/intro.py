@@ -161,7 +161,7 @@ def decide(situation: Situation) -> Move:
         case Missing(draft):
             return Ask((draft,))
         case Misfit(reason):
-            return _turn(situation, Action.DECLINE, say.DECLINE[reason])
+            return turn(situation, Action.DECLINE, say.DECLINE[reason])
         case Fit():
             return _go_on(situation, actions)
     raise AssertionError(f"not a verdict: {verdict!r}")
@@ -180,17 +180,18 @@ def _between_rounds(situation: Situation, verdict: Verdict) -> Move:
 
 def _go_on(situation: Situation, actions: list[Action]) -> Move:
     if Action.ACCEPT in actions:
-        return _turn(situation, Action.ACCEPT, say.ACCEPT)
+        return turn(situation, Action.ACCEPT, say.ACCEPT)
     if Action.PROPOSE in actions:
         visible = situation.intent.visibility != "incognito"
         own = say.proposal(situation.intent.statement if visible else None)
-        return _turn(situation, Action.PROPOSE, say.guarded(own, say.PROPOSE, situation.private))
+        return turn(situation, Action.PROPOSE, say.guarded(own, say.PROPOSE, situation.private))
     if Action.COUNTER in actions:
-        return _turn(situation, Action.COUNTER, say.COUNTER)
-    return _turn(situation, Action.DECLINE, say.DECLINE["stuck"])
+        return turn(situation, Action.COUNTER, say.COUNTER)
+    return turn(situation, Action.DECLINE, say.DECLINE["stuck"])
 
 
-def _turn(situation: Situation, action: Action, message: str) -> TakeTurn:
+def turn(situation: Situation, action: Action, message: str) -> TakeTurn:
+    """The turn, its message made fresh if the seat said it last (`repeated_message`)."""
     negotiation = situation.negotiation
     turns = negotiation.get("turns", [])
     latest = next(

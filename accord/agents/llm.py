@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from accord.agents import guard
-from accord.agents import intro_messages as say
-from accord.agents.intro import Fit, Move, Situation, TakeTurn, decide, judge
+from accord.agents.intro import Fit, Move, Situation, TakeTurn, decide, judge, turn
 from accord.protocols.intro.state import MESSAGE_LIMIT, Action
 
 INSTRUCTIONS: Final = """You act for one person, your principal, in an intro negotiation: you
@@ -143,17 +142,7 @@ def decide_with_model(situation: Situation, model: Model) -> Decided:
         verdict = guard.Verdict((*verdict.refusals, "empty_message"))
     if not verdict.ok:
         return Decided(rules, "rules", verdict.refusals)
-    turns = situation.negotiation.get("turns", [])
-    latest = next(
-        (str(t["message"]) for t in reversed(turns) if t.get("seat") == situation.seat), None
-    )
-    said = say.fresh(
-        message,
-        latest=latest,
-        round_=int(situation.negotiation.get("round", 1)),
-        turn_index=int(situation.negotiation.get("turn_count", len(turns))),
-    )
-    return Decided(TakeTurn(Action(call.name), said), "model")
+    return Decided(turn(situation, Action(call.name), message), "model")
 
 
 ROOM_MESSAGE_LIMIT: Final = 2000

@@ -72,8 +72,11 @@ def _prepared(scenario: Scenario, settings: Settings) -> Scenario:
     return without_discount(scenario) if settings.discounting == "remove" else scenario
 
 
-def run_scenario(scenario: Scenario, settings: Settings) -> list[dict[str, Any]]:
-    """Every negotiation of one scenario, in document order."""
+def run_scenario(
+    scenario: Scenario, settings: Settings
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One scenario's description and every negotiation of it, in document order: its
+    statistics (the whole outcome space) are computed once, for both."""
     scenario = _prepared(scenario, settings)
     stats = scenario_stats(*scenario.profiles)
     rows: list[dict[str, Any]] = []
@@ -81,7 +84,7 @@ def run_scenario(scenario: Scenario, settings: Settings) -> list[dict[str, Any]]
         for a, b in pairs(settings):
             for first in (0, 1):
                 rows.append(_negotiate(scenario, stats, settings, repetition, (a, b), first))
-    return rows
+    return describe(scenario, stats), rows
 
 
 def _negotiate(
@@ -138,8 +141,7 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def describe(scenario: Scenario) -> dict[str, Any]:
-    stats = scenario_stats(*scenario.profiles)
+def describe(scenario: Scenario, stats: ScenarioStats) -> dict[str, Any]:
     return {
         "name": scenario.name,
         "issues": [{"name": i.name, "values": list(i.values)} for i in scenario.domain.issues],
@@ -158,9 +160,10 @@ def run(
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """The whole tournament as its result document; `progress(n)` after each `n` negotiations."""
-    described = [describe(s) for s in scenarios]
+    described: list[dict[str, Any]] = []
     negotiations: list[dict[str, Any]] = []
-    for rows in _scenario_rows(scenarios, settings, jobs):
+    for description, rows in _scenario_rows(scenarios, settings, jobs):
+        described.append(description)
         negotiations += rows
         if progress is not None:
             progress(len(rows))
@@ -178,7 +181,7 @@ def run(
 
 def _scenario_rows(
     scenarios: Sequence[Scenario], settings: Settings, jobs: int
-) -> Iterator[list[dict[str, Any]]]:
+) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
     if jobs <= 1 or len(scenarios) <= 1:
         for scenario in scenarios:
             yield run_scenario(scenario, settings)
