@@ -10,8 +10,12 @@ Why it plays as it does:
   utility buys little and costs the other side a lot near the top of a flat frontier, and against
   an opponent that concedes fast it leaves an agreement far from the fair one. The estimate is the
   Nash product over a fixed spread of its own rational outcomes, the other side's utility read
-  from a frequency model and its reservation assumed equal to its own (lacking evidence, the
-  symmetric guess).
+  from a frequency model and its reservation, unknown, taken as 0.
+- Nor does it concede below that estimate until late (HOLD): many opponents give way only near
+  the deadline and accept there whatever clears their own reservation, so the seat that still
+  stands near the fair point then is the one that gets it. In the last stretch its floor falls
+  part of the way to its reservation, for the opponents that concede only in answer to
+  concessions (tit-for-tat, MiCRO) and for a Nash estimate that is wrong.
 - The frequency model weighs early offers most (e^(-FADE t)): every opponent opens near its own
   top and then walks away from it, so late offers, however many, say little about what it
   likes. With one issue no frequency can rank the values, so the other side is assumed opposed.
@@ -50,6 +54,10 @@ FINAL_ROUNDS = 2
 """In these last rounds the seat offers the best the other side has offered it."""
 FADE = 22.0
 """An offer made at time t counts `e^(-FADE t)`: early offers show the other side's top."""
+HOLD = 0.85
+"""Until this time the schedule's floor is the estimated Nash point."""
+END_FLOOR = 0.4
+"""From HOLD to the deadline the floor falls to `r + END_FLOOR (nash - r)`."""
 TINY = 1e-6
 """Keeps the logarithms of the Nash product finite."""
 
@@ -136,11 +144,8 @@ class Accord:
             return None
         stale = view.round - self.nash_round >= REFRESH or self.counted <= REFRESH
         if self.nash_round != view.round and stale:
-            # the other side's reservation, unknown, is taken to be as high as its own
-            their_gain = self._liking(self.pool, self.pool_rows) - self.preferences.reservation
-            if not (their_gain > 0).any():
-                their_gain = their_gain + self.preferences.reservation
-            score = np.log(self.pool_gain + TINY) + np.log(np.maximum(their_gain, 0) + TINY)
+            their_gain = self._liking(self.pool, self.pool_rows)  # their reservation unknown: 0
+            score = np.log(self.pool_gain + TINY) + np.log(their_gain + TINY)
             self.nash_utility = float(self.preferences.utilities[self.pool[int(np.argmax(score))]])
             self.nash_round = view.round
         return self.nash_utility
@@ -154,6 +159,9 @@ class Accord:
         top = prefs.best
         nash = self._nash(view)
         if nash is not None:
+            late = min(1.0, max(0.0, (view.t - HOLD) / (1 - HOLD)))
+            share = 1 - (1 - END_FLOOR) * late
+            floor = max(floor, prefs.reservation + share * (nash - prefs.reservation))
             top = max(floor, min(top, nash + CAP * (prefs.best - nash)))
         return float(floor + (top - floor) * (1 - view.t ** (1 / EXPONENT)))
 
