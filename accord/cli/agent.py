@@ -14,6 +14,7 @@ from accord.agents.room_agent import RoomAgent
 from accord.agents.strategies import DEFAULT, STRATEGIES
 from accord.app.llm import ChatModel
 from accord.cli.agent_seat import act
+from accord.cli.agent_session import run_session
 from accord.cli.credentials import DEFAULT_PATH, TokenKind
 from accord.cli.demo import say_terms
 from accord.cli.errors import Failure
@@ -35,19 +36,27 @@ class TableKind(enum.StrEnum):
 
 @app.command()
 def run(
-    room_id: Annotated[str, typer.Argument(metavar="ROOM_ID", help="The room to act in.")],
+    target: Annotated[
+        str,
+        typer.Argument(
+            metavar="ROOM_ID|SKU",
+            help="The room to act in; with --table sessions, the SKU to buy.",
+        ),
+    ],
     brief: Annotated[
         Path,
         typer.Option(
             "--brief",
             exists=True,
             dir_okay=False,
-            help="JSON: {fields: {name: {weight, from, to, steps?} | {weight, utilities}}, "
-            "reservation?}. See docs/agents.md.",
+            help="JSON. Rooms: {fields: {name: {weight, from, to, steps?} | {weight, "
+            "utilities}}, reservation?}; sessions: {ceiling_minor, utilities?, steps?}. "
+            "See docs/agents.md.",
         ),
     ],
     table: Annotated[
-        TableKind, typer.Option("--table", help="Which kind of negotiation (rooms for now).")
+        TableKind,
+        typer.Option("--table", help="Which kind of negotiation: rooms, or sessions as a buyer."),
     ] = TableKind.rooms,
     strategy: Annotated[
         str, typer.Option("--strategy", help=f"A built-in strategy: {', '.join(STRATEGIES)}.")
@@ -60,6 +69,18 @@ def run(
         typer.Option("--wait", min=1, help="Seconds to wait for the other side's move."),
     ] = 300,
     seed: Annotated[int, typer.Option("--seed", help="Seeds the strategy's randomness.")] = 0,
+    key: Annotated[
+        str | None,
+        typer.Option(
+            "--key",
+            envvar="ACCORD_KEY",
+            help="Sessions: the merchant's publishable key the session is opened with.",
+            show_default=False,
+        ),
+    ] = None,
+    agent_id: Annotated[
+        str, typer.Option("--agent-id", help="Sessions: the buyer agent's name.")
+    ] = "accord-agent",
     llm_base_url: LlmBaseUrl = None,
     llm_model: LlmModel = None,
     llm_api_key: LlmApiKey = None,
@@ -68,14 +89,17 @@ def run(
     token: Token = None,
     as_json: Json = False,
 ) -> None:
-    """Act for your seat with a built-in strategy until the room ends or needs you.
+    """Act for your seat with a built-in strategy until the room ends or needs you; with
+    --table sessions, open a session on a SKU and buy it as the buyer, within your ceiling.
 
-    It uses the seat's agent token (stored by `accord rooms open` or `join`, or --token);
+    In a room it uses the seat's agent token (stored by `accord rooms open` or `join`, or --token);
     what needs your confirmation stops it, naming the confirmation. With an LLM endpoint
     (--llm-base-url and --llm-model) its moves carry words the model writes, guarded."""
-    if table is not TableKind.rooms:
+    if table is TableKind.intro:
         raise Failure(
-            f"built-in agents act in rooms only; {table} agents are not built in", exit_code=2
+            "the built-in intro agent runs inside the server: a principal's owner selects it "
+            "(agent id `accord`) and it negotiates their introductions; see the README",
+            exit_code=2,
         )
     if strategy not in STRATEGIES:
         raise Failure(
@@ -88,6 +112,12 @@ def run(
         raise Failure(f"{brief} is not strict JSON ({exc.reason})", exit_code=2) from None
     if not isinstance(document, dict):
         raise Failure(f"{brief} is not a brief: give a JSON object", exit_code=2)
+    if table is TableKind.sessions:
+        run_session(
+            target, document, strategy=strategy, rounds=rounds, seed=seed, key=key,
+            agent_id=agent_id, server=server, as_json=as_json,
+        )  # fmt: skip
+        return
     options = RoomOptions(
         server=server,
         server_is_explicit=server != DEFAULT_SERVER,
@@ -103,7 +133,7 @@ def run(
         if not as_json:
             out.print(text, markup=False, soft_wrap=True)
 
-    with options.seat(room_id) as seat:
+    with options.seat(target) as seat:
         room = seat.view()
         try:
             agent = RoomAgent(read_brief(room.subject_schema, document), STRATEGIES[strategy],

@@ -10,6 +10,7 @@ from typer.testing import CliRunner, Result
 
 from accord.cli.main import app
 from tests.conftest import LiveServer
+from tests.sessions.conftest import shop  # noqa: F401  (the `shop` fixture)
 
 
 @pytest.fixture

@@ -10,6 +10,8 @@ from typer.testing import CliRunner
 from accord.cli.main import app
 from tests.cli.conftest import Person
 from tests.conftest import LiveServer, LlmStub
+from tests.sessions.conftest import POLICY, Shop
+from tests.sessions.support import FAIR_LOW, OPENING
 
 SCHEMA = "price:money:EUR,day:date"
 BRIEF: dict[str, Any] = {
@@ -79,7 +81,14 @@ def test_an_agent_refuses_what_it_cannot_do(
         ("not json", [], "not strict JSON"),
         ([1, 2], [], "give a JSON object"),
         (BRIEF, ["--strategy", "greedy"], "unknown strategy greedy"),
-        (BRIEF, ["--table", "intro"], "rooms only"),
+        (BRIEF, ["--table", "intro"], "runs inside the server"),
+        (BRIEF, ["--table", "sessions"], "publishable key"),
+        ({"utilities": {}}, ["--table", "sessions", "--key", "k"], "ceiling_minor"),
+        (
+            {"ceiling_minor": 5, "utilities": {"cable": "lots"}},
+            ["--table", "sessions", "--key", "k"],
+            "decimal from 0 to 1",
+        ),
     ]
     for document, more, message in cases:
         brief.write_text(document if isinstance(document, str) else json.dumps(document))
@@ -90,6 +99,48 @@ def test_an_agent_refuses_what_it_cannot_do(
         )  # fmt: skip
         assert result.exit_code == 2, (document, result.output)
         assert message in result.stderr, (document, result.stderr)
+
+
+def buy(runner: CliRunner, shop: Shop, brief: Path, *more: str) -> dict[str, Any]:
+    result = runner.invoke(
+        app,
+        ["agent", "run", POLICY["sku"], "--table", "sessions", "--brief", str(brief),
+         "--key", shop.keys["publishable_test"], "--server", shop.server.url, "--json", *more],
+    )  # fmt: skip
+    return json.loads(_ok(result).stdout)  # type: ignore[no-any-return]
+
+
+def test_a_buyer_agent_buys_within_its_ceiling(
+    shop: Shop, runner: CliRunner, tmp_path: Path
+) -> None:
+    brief = tmp_path / "brief.json"
+    for strategy, ceiling in [("accord", 42500), ("boulware", 42500), ("conceder", 44105)]:
+        brief.write_text(json.dumps({"ceiling_minor": ceiling, "utilities": {"warranty": "0.5"}}))
+        bought = buy(runner, shop, brief, "--strategy", strategy, "--rounds", "5")
+        assert bought["session"]["state"] == "agreed", (strategy, bought)
+        offers = [s["net_minor"] for s in bought["steps"] if s["kind"] == "offer"]
+        assert offers == sorted(offers) and all(FAIR_LOW <= n <= ceiling for n in offers)
+        final = bought["receipt"]["signed_payload"]["final_terms"]
+        # the warranty, at the buyer's declared 0.5, is worth 1950 of the price to it
+        assert FAIR_LOW <= final["price"]["amount_minor"] - 1950 <= ceiling, bought
+        assert bought["steps"][-1]["kind"] in ("accept", "offer")
+
+
+def test_a_buyer_agent_walks_away_when_nothing_fair_is_within_its_ceiling(
+    shop: Shop, runner: CliRunner, tmp_path: Path
+) -> None:
+    brief = tmp_path / "brief.json"
+    brief.write_text(json.dumps({"ceiling_minor": FAIR_LOW - 1}))
+    walked = buy(runner, shop, brief)
+    assert walked["session"]["state"] == "closed" and walked["close"]["reason"] == "rejected"
+    assert [s["kind"] for s in walked["steps"]] == ["reject"] and walked["receipt"] is None
+    brief.write_text(json.dumps({"ceiling_minor": OPENING + 10_000}))
+    said = runner.invoke(
+        app,
+        ["agent", "run", POLICY["sku"], "--table", "sessions", "--brief", str(brief),
+         "--key", shop.keys["publishable_test"], "--server", shop.server.url],
+    )  # fmt: skip
+    assert said.exit_code == 0 and "The session is agreed" in said.stdout, said.output
 
 
 def test_the_demo_agrees_and_its_receipt_verifies(server: LiveServer, runner: CliRunner) -> None:
