@@ -12,6 +12,7 @@ from accord.core.money import format_money
 from accord.sdk import Accord
 
 MAX_MOVES: Final = 250
+MAX_ROUNDS: Final = 100
 
 
 def run_session(
@@ -32,6 +33,8 @@ def run_session(
             "(acc_pk_test_… or acc_pk_live_…) or set ACCORD_KEY",
             exit_code=2,
         )
+    if rounds > MAX_ROUNDS:
+        raise Failure(f"a session has at most {MAX_ROUNDS} rounds: give fewer", exit_code=2)
     try:
         brief = read_session_brief(document)
         declared = brief.declared(rounds)

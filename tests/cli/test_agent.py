@@ -85,6 +85,11 @@ def test_an_agent_refuses_what_it_cannot_do(
         (BRIEF, ["--table", "sessions"], "publishable key"),
         ({"utilities": {}}, ["--table", "sessions", "--key", "k"], "ceiling_minor"),
         (
+            {"ceiling_minor": 5},
+            ["--table", "sessions", "--key", "k", "--rounds", "101"],
+            "at most 100 rounds",
+        ),
+        (
             {"ceiling_minor": 5, "utilities": {"cable": "lots"}},
             ["--table", "sessions", "--key", "k"],
             "decimal from 0 to 1",
