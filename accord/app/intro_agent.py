@@ -3,16 +3,22 @@ acts for a principal only while selected; spec/agents.md, LLM agent, by rules wi
 
 After every committed write that may give a seat of an opportunity something to do (an
 opening, the other seat's turn, a resume, an answer, its owner's chat or intent edit, the
-selection of `accord` itself), the service calls `follow`, which acts, synchronously, for each
-seat whose principal selected `accord`, through the same service calls an outside agent makes,
+selection of `accord` itself), the service calls `follow`, which acts for each seat whose
+principal selected `accord`, through the same service calls an outside agent makes,
 so the kernel's check order applies to it as to anyone. It reads what that agent could read,
 asks the rules (`accord.agents.intro`) for one move, makes it, and reads again, until neither
 seat has a move or `max_steps` moves were made: two `accord` seats facing each other agree,
 pause or park, and never loop. A refusal (a race with another process, say) ends the step; the
 next write follows again.
+
+By rules it acts at once, in the call that wrote. With a model it acts on a thread of its own, so
+that a write never waits for a model's answer (seconds, and one per move): `follow` queues the
+opportunities and returns; the thread settles them in order, each once however often it was
+queued meanwhile.
 """
 
 import logging
+import queue
 import threading
 from collections.abc import Iterable
 from typing import Final
@@ -58,6 +64,10 @@ class IntroAgent:
         self._max_steps = max_steps
         self._model = model
         self._acting = threading.local()
+        self._queue: queue.Queue[str] = queue.Queue()
+        self._worker: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._queued: set[str] = set()
 
     # -- what the services call once a write is durable ------------------------------------
 
@@ -66,15 +76,49 @@ class IntroAgent:
         calls back here: that call returns at once, the loop already running goes on."""
         if getattr(self._acting, "on", False):
             return
+        if self._model is not None:
+            with self._lock:
+                for opportunity_id in dict.fromkeys(opportunity_ids):
+                    if opportunity_id not in self._queued:
+                        self._queued.add(opportunity_id)
+                        self._queue.put(opportunity_id)
+            self._start()
+            return
         self._acting.on = True
         try:
             for opportunity_id in dict.fromkeys(opportunity_ids):
-                try:
-                    self._settle(opportunity_id)
-                except Exception:  # the write that called is durable: it must not look failed
-                    log.exception("the accord agent failed on %s", opportunity_id)
+                self._settle_logged(opportunity_id)
         finally:
             self._acting.on = False
+
+    def drain(self) -> None:
+        """Return once every queued opportunity is settled (at once by rules)."""
+        self._queue.join()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._worker is None or not self._worker.is_alive():
+                self._worker = threading.Thread(
+                    target=self._work, name="accord-intro-agent", daemon=True
+                )
+                self._worker.start()
+
+    def _work(self) -> None:
+        self._acting.on = True
+        while True:
+            opportunity_id = self._queue.get()
+            with self._lock:
+                self._queued.discard(opportunity_id)
+            try:
+                self._settle_logged(opportunity_id)
+            finally:
+                self._queue.task_done()
+
+    def _settle_logged(self, opportunity_id: str) -> None:
+        try:
+            self._settle(opportunity_id)
+        except Exception:  # the write that called is durable: it must not look failed
+            log.exception("the accord agent failed on %s", opportunity_id)
 
     def follow_intent(self, intent_id: str) -> None:
         """Its owner wrote in the intent's chat or edited it: its open negotiations."""

@@ -2,9 +2,14 @@
 only for a principal that selected `accord`, and however a strategy behaves it makes at most
 `max_steps` moves per followed write, so two `accord` seats can never loop."""
 
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import pytest
 
 from accord.agents.intro import Move, Situation, TakeTurn
+from accord.agents.llm import ToolCall
 from accord.app import intro_agent
 from accord.app.identity import PrincipalCaller
 from accord.app.intro_agent import IntroAgent
@@ -67,3 +72,32 @@ def test_a_followed_write_makes_at_most_max_steps_moves(
     turns = _turns(accord, ada, opportunity_id)
     assert len(turns) == max_steps
     assert turns[:2] == ["initiator propose", "responder counter"][:max_steps]
+
+
+def test_with_a_model_a_write_does_not_wait_for_its_answer(accord: Accord) -> None:
+    asked, release = threading.Event(), threading.Event()
+    threads: list[str] = []
+
+    def model(
+        messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
+    ) -> ToolCall:
+        threads.append(threading.current_thread().name)
+        asked.set()
+        assert release.wait(10)
+        return ToolCall("propose", {"message": "Saturdays in Lyon suit us both."})
+
+    runner = IntroAgent(
+        accord.db, accord.opportunities, accord.principals, accord.intents, model=model
+    )
+    accord.opportunities.follow = runner.follow
+    ada, bob = _owner(accord, "ada", built_in=True), _owner(accord, "bob", built_in=False)
+    opportunity_id = _open(accord, ada, bob)  # returns while the model is still thinking
+    assert asked.wait(10)
+    assert _turns(accord, ada, opportunity_id) == []
+    release.set()
+    runner.drain()
+    turns = accord.opportunities.negotiation(ada, opportunity_id)["negotiation"]["turns"]
+    assert [(t["seat"], t["action"], t["message"]) for t in turns] == [
+        ("initiator", "propose", "Saturdays in Lyon suit us both.")
+    ]
+    assert threads == ["accord-intro-agent"]
