@@ -91,6 +91,12 @@ class IntroAgent:
         finally:
             self._acting.on = False
 
+    def follow_open(self) -> None:
+        """Every negotiation still under way, settled before it returns: what a server stopped
+        before its agent moved left waiting (the sweep at start and every interval)."""
+        self.follow(self._db.read(lambda conn: rows.ids_with_status(conn, "negotiating")))
+        self.drain()
+
     def drain(self) -> None:
         """Return once every queued opportunity is settled (at once by rules)."""
         self._queue.join()

@@ -108,9 +108,12 @@ class Accord:
 
     def sweep(self) -> "Swept":
         """Every expiry that is due: negotiations (each table's own), then introductions
-        that waited on their people past `--pending-ttl`."""
+        that waited on their people past `--pending-ttl`; then the `accord` agent's turns
+        in the introductions still under way."""
         ended = self.negotiations.sweep()
-        return Swept(ended, self.opportunities.expire_pending(self.settings.pending_ttl))
+        swept = Swept(ended, self.opportunities.expire_pending(self.settings.pending_ttl))
+        self.intro_agent.follow_open()
+        return swept
 
     def close(self) -> None:
         if self._owns_db:

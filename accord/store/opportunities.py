@@ -68,6 +68,12 @@ def seat_opportunities(
     return [_row(row) for row in conn.execute(query.order_by(opportunities.c.serial.desc()))]
 
 
+def ids_with_status(conn: Connection, status: str) -> list[str]:
+    """Every opportunity in `status`, oldest first."""
+    query = select(opportunities.c.id).where(opportunities.c.status == status)
+    return [str(row) for row in conn.execute(query.order_by(opportunities.c.serial)).scalars()]
+
+
 def _since(status: str, now: str) -> dict[str, Any]:
     """Becoming `pending` starts its lifetime; a pending row changes only to a final status."""
     return {"pending_since": now} if status == "pending" else {}

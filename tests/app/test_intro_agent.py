@@ -101,3 +101,14 @@ def test_with_a_model_a_write_does_not_wait_for_its_answer(accord: Accord) -> No
         ("initiator", "propose", "Saturdays in Lyon suit us both.")
     ]
     assert threads == ["accord-intro-agent"]
+
+
+def test_a_turn_a_stopped_server_left_is_taken_at_the_next_sweep(accord: Accord) -> None:
+    follow = accord.opportunities.follow
+    accord.opportunities.follow = lambda ids: None  # the server stopped before its agent moved
+    ada, bob = _owner(accord, "ada", built_in=True), _owner(accord, "bob", built_in=False)
+    opportunity_id = _open(accord, ada, bob)
+    assert _turns(accord, ada, opportunity_id) == []
+    accord.opportunities.follow = follow
+    accord.sweep()
+    assert _turns(accord, ada, opportunity_id) == ["initiator propose"]
