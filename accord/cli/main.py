@@ -119,7 +119,8 @@ def _describe(settings: Settings) -> str:
 @with_settings
 def sweep(settings: Settings, as_json: Json = False) -> None:
     """One sweep now: record every expiry that is due, close every timed-out session, expire
-    every introduction that waited on its people too long."""
+    every introduction that waited on its people too long, and let the built-in intro agent
+    take the turns it has."""
     db = store.existing(settings)
     try:
         swept = Accord(settings, db=db).sweep()
