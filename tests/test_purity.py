@@ -12,6 +12,7 @@ PURE = sorted(
         *(ROOT / "core").rglob("*.py"),
         *(ROOT / "protocols").rglob("*.py"),
         *(ROOT / "agents").rglob("*.py"),
+        *(ROOT / "adviser").rglob("*.py"),
     ]
 )
 FORBIDDEN = re.compile(
