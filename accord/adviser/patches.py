@@ -123,6 +123,9 @@ class Author:
         return self.holds_all or (self.red_team and canonical[:1] == ("strategy",))
 
 
+USER = Author()
+
+
 @dataclass(frozen=True, slots=True)
 class Refusal:
     patch_id: str
@@ -401,17 +404,18 @@ def _free_id(member: str, siblings: list[Any]) -> str:
 
 def _accepts(before: dict[str, Any], after: dict[str, Any]) -> bool:
     def states(document: dict[str, Any]) -> set[tuple[str, str]]:
-        ttt = document["topics_targets_tradeoffs"]
-        found = {
-            ("topic", t["topic_id"])
-            for t in ttt["topics"]
-            if t.get("status") in ("agreed", "provisionally_agreed")
-        }
-        return found | {
-            ("trade", t["trade_id"])
-            for t in ttt["cross_topic_tradeoffs"]
-            if t.get("status") == "accepted"
-        }
+        ttt = document.get("topics_targets_tradeoffs")
+        ttt = ttt if isinstance(ttt, dict) else {}
+        found = set()
+        for kind, member, accepted in (
+            ("topics", "topic_id", ("agreed", "provisionally_agreed")),
+            ("cross_topic_tradeoffs", "trade_id", ("accepted",)),
+        ):
+            items = ttt.get(kind)
+            for item in items if isinstance(items, list) else []:
+                if isinstance(item, dict) and item.get("status") in accepted:
+                    found.add((kind, str(item.get(member))))
+        return found
 
     return bool(states(after) - states(before))
 
@@ -579,11 +583,7 @@ def _check_evidence(
     old: Any,
     new: Any,
 ) -> None:
-    raised = [
-        (was, now)
-        for was, now in _statuses(old, new)
-        if EVIDENCE_RANK.get(now, 0) > EVIDENCE_RANK.get(was, 0)
-    ]
+    raised = [(was, now) for was, now in _statuses(old, new) if _rank(now) > _rank(was)]
     roleplay_items = {
         item["evidence_id"]
         for item in before["evidence_register"]["items"]
@@ -595,7 +595,7 @@ def _check_evidence(
         or any(str(s).startswith(ROLEPLAY_SOURCES) for s in _sources(new))
         or (bool(patch.evidence_refs) and set(patch.evidence_refs) <= roleplay_items)
     )
-    if from_roleplay and any(EVIDENCE_RANK.get(now, 0) > 1 for _, now in _statuses(None, new)):
+    if from_roleplay and any(_rank(now) > 1 for _, now in _statuses(None, new)):
         raise Refused("roleplay_not_evidence", "role-play output stays at HYPOTHESIS at most")
     needs = patch.operation in ("UPDATE_WITH_EVIDENCE", "SUPERSEDE") or bool(raised)
     if needs and not patch.basis.strip() and not patch.evidence_refs:
@@ -604,6 +604,10 @@ def _check_evidence(
     missing = [ref for ref in patch.evidence_refs if ref not in known]
     if missing:
         raise Refused("evidence_required", f"no evidence item {missing[0]!r}")
+
+
+def _rank(status: Any) -> int:
+    return EVIDENCE_RANK.get(status, 0) if isinstance(status, str) else 0
 
 
 def _statuses(old: Any, new: Any, key: str = "") -> Iterator[tuple[Any, Any]]:

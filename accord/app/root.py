@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from accord.app.adviser import Adviser
 from accord.app.events import Events
 from accord.app.index import IntentIndex
 from accord.app.intents import IntentHooks, Intents
@@ -78,6 +79,7 @@ class Accord:
         )
         self.merchants = Merchants(self.db, settings, clock=clock)
         self.principals = Principals(self.db, clock=clock)
+        self.adviser = Adviser(self.db, clock=clock)
         self.index = IntentIndex(
             self.db, ranking=settings.ranking, mutual_threshold=settings.mutual_threshold
         )

@@ -55,6 +55,7 @@ class RefusalCode(StrEnum):
     NO_NEW_CONTEXT = "no_new_context"
     OPPORTUNITY_FINAL = "opportunity_final"
     NEGOTIATION_OPEN = "negotiation_open"
+    CASE_CLOSED = "case_closed"
     INTERNAL = "internal"
 
 

@@ -515,3 +515,88 @@ class Health(Described):
 class UcpProfile(Described):
     ucp: dict[str, Any] = Field(description="version, services and capabilities.")
     keys: list[dict[str, Any]]
+
+
+# -- the adviser ---------------------------------------------------------------------------
+
+
+class MaterialChange(Described):
+    change_id: str
+    state_version: int
+    fields: list[str] = Field(description="The material pointers that changed.")
+    summary: str
+    seen: bool
+    created_at: str = Field(description="RFC 3339.")
+
+
+class Case(Described):
+    case_id: str
+    title: str
+    description: str | None
+    state_version: int
+    state: dict[str, Any] = Field(
+        description="The current version's negotiation object: every pointer resolves in it."
+    )
+    questions: list[dict[str, Any]] = Field(description="The open questions.")
+    material_changes: list[MaterialChange] = Field(description="The unseen ones.")
+    held: list[dict[str, Any]] = Field(
+        description="Patches waiting for a finding's reconciliation."
+    )
+    links: list[dict[str, Any]]
+    checks: list[dict[str, Any]] = Field(description="Preparation checks, computed at each read.")
+    created_at: str = Field(description="RFC 3339.")
+    updated_at: str = Field(description="RFC 3339.")
+
+
+class CaseLine(Described):
+    case_id: str
+    title: str
+    state_version: int
+    lifecycle_stage: str
+    status: Literal["active", "paused", "closed", "no_deal"]
+    updated_at: str = Field(description="RFC 3339.")
+    unseen_material_changes: int
+
+
+class Cases(Described):
+    cases: list[CaseLine] = Field(description="Yours, last updated first.")
+
+
+class CaseVersion(Described):
+    case_id: str
+    state_version: int
+    state: dict[str, Any]
+
+
+class CaseHistory(Described):
+    events: list[dict[str, Any]] = Field(description="One per version, oldest first.")
+
+
+class AppliedPatch(Described):
+    patch_id: str
+    path: str = Field(description="The pointer written, ids in place of positions.")
+
+
+class RefusedPatch(Described):
+    patch_id: str
+    code: str
+    message: str
+
+
+class HeldPatch(Described):
+    patch_id: str
+    finding_id: str
+
+
+class PatchResult(Described):
+    applied: list[AppliedPatch]
+    refused: list[RefusedPatch] = Field(description="A refused patch is not an HTTP error.")
+    held: list[HeldPatch]
+    warnings: list[RefusedPatch]
+    state_version: int = Field(description="The current version after the call.")
+    material_change: MaterialChange | None
+
+
+class ChangeSeen(Described):
+    change_id: str
+    seen: Literal[True]

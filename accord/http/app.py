@@ -14,6 +14,7 @@ from accord import __version__
 from accord.app.root import Accord, utc_now
 from accord.app.settings import Settings
 from accord.http import (
+    adviser,
     errors,
     intents,
     invite_page,
@@ -77,6 +78,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     app.include_router(principals.router)
     app.include_router(intents.router)
     app.include_router(opportunities.router)
+    app.include_router(adviser.router)
     app.include_router(ucp.create_router(settings))
     app.include_router(invite_page.create_router(settings))
 

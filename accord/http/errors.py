@@ -64,6 +64,7 @@ STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
     RefusalCode.NO_NEW_CONTEXT: 409,
     RefusalCode.OPPORTUNITY_FINAL: 409,
     RefusalCode.NEGOTIATION_OPEN: 409,
+    RefusalCode.CASE_CLOSED: 409,
     RefusalCode.INTERNAL: 500,
 }
 

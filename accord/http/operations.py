@@ -14,6 +14,7 @@ from starlette.routing import BaseRoute
 
 from accord.core.refusals import RefusalCode as C
 from accord.http import (
+    adviser,
     answers,
     auth,
     intents,
@@ -65,6 +66,8 @@ BY_DEPENDENCY: Final[Mapping[Callable[..., Any], Codes]] = {
     principals.owner: _KEY | {C.EXECUTOR_CHANGED},
     intents.intent_reader: _KEY | {C.NOT_FOUND},
     intents.intent_owner: _KEY | {C.NOT_FOUND},
+    adviser.case_reader: _KEY | {C.NOT_FOUND, C.EXECUTOR_CHANGED},
+    adviser.case_owner: _KEY | {C.NOT_FOUND, C.EXECUTOR_CHANGED},
     opportunities.turn_taker: _KEY | {C.NOT_FOUND, C.NOT_A_SEAT},
     opportunities.decider: _KEY | {C.NOT_FOUND, C.NOT_A_SEAT},
     opportunities.seat_reader: _KEY | {C.NOT_FOUND, C.NOT_A_SEAT},
@@ -225,6 +228,21 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
     "POST /api/networks": Operation({201: answers.NetworkCreated}),
     "GET /api/networks": Operation({200: answers.Networks}),
     "POST /api/networks/join": Operation({200: answers.Network}, frozenset({C.NOT_FOUND})),
+    # the adviser
+    "POST /v1/adviser/cases": Operation({201: answers.Case}),
+    "GET /v1/adviser/cases": Operation({200: answers.Cases}),
+    "GET /v1/adviser/cases/{case_id}": Operation({200: answers.Case}),
+    "GET /v1/adviser/cases/{case_id}/versions/{number}": Operation({200: answers.CaseVersion}),
+    "GET /v1/adviser/cases/{case_id}/history": Operation({200: answers.CaseHistory}),
+    "POST /v1/adviser/cases/{case_id}/patches": Operation(
+        {200: answers.PatchResult}, frozenset({C.CASE_CLOSED})
+    ),
+    "POST /v1/adviser/cases/{case_id}/material-changes/{change_id}/seen": Operation(
+        {200: answers.ChangeSeen}, frozenset({C.NOT_FOUND, C.CASE_CLOSED})
+    ),
+    "POST /v1/adviser/cases/{case_id}/close": Operation(
+        {200: answers.PatchResult}, frozenset({C.CASE_CLOSED})
+    ),
     # the server
     "GET /.well-known/jwks.json": Operation({200: answers.Jwks}),
     "GET /healthz": Operation({200: answers.Health}),
@@ -246,13 +264,15 @@ def api_routes(routes: Sequence[BaseRoute | RouteContext]) -> Iterator[tuple[str
 
 
 def refusals(route: APIRoute, operation: Operation) -> Codes:
-    """Every refusal the route can answer: its own, its credential's, its body's, its query's."""
+    """Every refusal the route can answer: its own, its credential's, its body's, its query's
+    and its path's (a number in the path that is not one)."""
     codes = set(EVERY | operation.refuses)
     for call in _calls(route.dependant):
         codes |= BY_DEPENDENCY.get(call, frozenset())
     if route.body_field is not None:
         codes |= BODY
-    if route.dependant.query_params or route.dependant.header_params:
+    typed_path = any(p.field_info.annotation is not str for p in route.dependant.path_params)
+    if route.dependant.query_params or route.dependant.header_params or typed_path:
         codes |= PARAMETERS
     return frozenset(codes)
 

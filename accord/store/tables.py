@@ -348,3 +348,42 @@ opportunities = Table(
     Index("opportunities_by_initiator_intent", "initiator_intent_id"),
     Index("opportunities_by_responder_intent", "responder_intent_id"),
 )
+
+# Adviser cases (0012): the case's bookkeeping, a projection of its versions, updated and never
+# deleted; every version's whole state, append-only; material changes, marked seen once.
+adviser_cases = Table(
+    "adviser_cases",
+    metadata,
+    Column("id", ID, primary_key=True),
+    Column("principal_id", ID, ForeignKey("principals.id"), nullable=False),
+    Column("title", String(200), nullable=False),
+    Column("description", Text),
+    Column("state_version", BigInteger, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("lifecycle_stage", String(32), nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Column("updated_at", TIME, nullable=False),
+    Index("adviser_cases_by_principal", "principal_id", "updated_at"),
+)
+
+adviser_versions = Table(
+    "adviser_versions",
+    metadata,
+    Column("case_id", ID, ForeignKey("adviser_cases.id"), primary_key=True),
+    Column("version", BigInteger, primary_key=True),
+    Column("state", Text, nullable=False),
+    Column("recorded_at", TIME, nullable=False),
+)
+
+adviser_changes = Table(
+    "adviser_changes",
+    metadata,
+    Column("id", ID, primary_key=True),
+    Column("case_id", ID, ForeignKey("adviser_cases.id"), nullable=False),
+    Column("state_version", BigInteger, nullable=False),
+    Column("fields", Text, nullable=False),
+    Column("summary", Text, nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Column("seen_at", TIME),
+    Index("adviser_changes_by_case", "case_id", "state_version"),
+)

@@ -26,6 +26,7 @@ class Credentials:
     principal_agent: str
     intent_id: str
     opportunity_id: str
+    case_id: str
 
     @property
     def sku(self) -> str:
@@ -57,6 +58,10 @@ def make_credentials(server: LiveServer, client: httpx.Client, name: str) -> Cre
         headers=auth(principal["owner_key"]),
     )
     assert opened.status_code == 200, opened.text
+    case = client.post(
+        "/v1/adviser/cases", json={"title": f"{name}'s case"}, headers=auth(principal["owner_key"])
+    )
+    assert case.status_code == 201, case.text
     return Credentials(
         room=open_room(client),
         draft=open_room(client, join=False),
@@ -67,6 +72,7 @@ def make_credentials(server: LiveServer, client: httpx.Client, name: str) -> Cre
         principal_agent=principal["agent_key"],
         intent_id=intent_id,
         opportunity_id=opened.json()["opportunities"][0]["opportunity_id"],
+        case_id=case.json()["case_id"],
     )
 
 

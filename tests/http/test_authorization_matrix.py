@@ -100,6 +100,14 @@ MATRIX: Final[dict[str, Expected]] = {
     "POST /api/networks": PRINCIPAL_OWNER,
     "GET /api/networks": PRINCIPAL,
     "POST /api/networks/join": PRINCIPAL_OWNER,
+    "POST /v1/adviser/cases": PRINCIPAL_OWNER,
+    "GET /v1/adviser/cases": PRINCIPAL,
+    "GET /v1/adviser/cases/{case_id}": PRINCIPAL,
+    "GET /v1/adviser/cases/{case_id}/versions/{number}": PRINCIPAL,
+    "GET /v1/adviser/cases/{case_id}/history": PRINCIPAL,
+    "POST /v1/adviser/cases/{case_id}/patches": PRINCIPAL_OWNER,
+    "POST /v1/adviser/cases/{case_id}/material-changes/{change_id}/seen": PRINCIPAL_OWNER,
+    "POST /v1/adviser/cases/{case_id}/close": PRINCIPAL_OWNER,
     "GET /.well-known/jwks.json": PUBLIC,
     "GET /healthz": PUBLIC,
     "GET /openapi.json": PUBLIC,
@@ -177,6 +185,9 @@ def test_who_may_call_what(
         intent_id=credentials.intent_id,
         opportunity_id=credentials.opportunity_id,
         question_id="q_none",
+        case_id=credentials.case_id,
+        number=1,
+        change_id="chg_none",
     )
     got = {}
     for kind in KINDS:

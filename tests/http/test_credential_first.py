@@ -22,9 +22,32 @@ ROOM: Final = "/v1/rooms/{room_id}"
 SESSION: Final = "/v1/sessions/{session_id}"
 INTENT: Final = "/api/intents/{intent_id}"
 OPPORTUNITY: Final = "/api/opportunities/{opportunity_id}"
+CASE: Final = "/v1/adviser/cases/{case_id}"
+OWNER_ONLY: Final = (
+    ("nobody", "unauthenticated"),
+    ("principal_agent", "forbidden"),
+    ("other_principal", "not_found"),  # another's case is unknown, before the key's level
+    ("room_owner", "forbidden"),
+)
 
 # Who asks: the wrong kind of credential for the route, or none.
 ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
+    ("POST", "/v1/adviser/cases"): (
+        ("nobody", "unauthenticated"),
+        ("stranger", "unauthenticated"),
+        ("principal_agent", "forbidden"),
+        ("room_owner", "forbidden"),
+    ),
+    ("GET", "/v1/adviser/cases"): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
+    ("GET", CASE): (("nobody", "unauthenticated"), ("other_principal", "not_found")),
+    ("GET", CASE + "/versions/{number}"): (
+        ("nobody", "unauthenticated"),
+        ("other_principal", "not_found"),
+    ),
+    ("GET", CASE + "/history"): (("nobody", "unauthenticated"), ("other_principal", "not_found")),
+    ("POST", CASE + "/patches"): OWNER_ONLY,
+    ("POST", CASE + "/material-changes/{change_id}/seen"): OWNER_ONLY,
+    ("POST", CASE + "/close"): OWNER_ONLY,
     ("GET", ROOM): (("nobody", "unauthenticated"), ("other_room_owner", "forbidden")),
     ("POST", ROOM + "/moves"): (
         ("nobody", "unauthenticated"),
@@ -219,6 +242,7 @@ class World:
     principal_agent: str
     other_principal: str
     intent_id: str
+    case_id: str
 
     def token(self, who: str) -> str | None:
         return {
@@ -246,6 +270,9 @@ class World:
             intent_id=self.intent_id,
             opportunity_id="opp_none",
             question_id="q_none",
+            case_id=self.case_id,
+            number=1,
+            change_id="chg_none",
         )
 
 
@@ -282,6 +309,10 @@ def world(shared_server: LiveServer) -> Iterator[World]:
             headers=auth(walker["owner_key"]),
         )
         assert intent.status_code == 201, intent.text
+        case = client.post(
+            "/v1/adviser/cases", json={"title": "A walk"}, headers=auth(walker["owner_key"])
+        )
+        assert case.status_code == 201, case.text
     yield World(
         room,
         other,
@@ -292,6 +323,7 @@ def world(shared_server: LiveServer) -> Iterator[World]:
         walker["agent_key"],
         other_principal["owner_key"],
         intent.json()["intent"]["intent_id"],
+        case.json()["case_id"],
     )
 
 

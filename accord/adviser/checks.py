@@ -1,0 +1,62 @@
+"""The preparation checks (adviser-api.md, Preparation checks and disclosure): computed from the
+current state at each read, never stored, so they can never disagree with it."""
+
+from typing import Any
+
+from accord.adviser.deal import Topic
+from accord.adviser.state import NegotiationState
+from accord.adviser.values import at_least_as_good, read_topic_value, topic_kind
+
+MATERIAL = ("critical", "high")
+
+
+def checks(state: NegotiationState) -> list[dict[str, Any]]:
+    topics = state.topics_targets_tradeoffs.topics
+    found = [_zopa(topic) for topic in topics if topic.priority in MATERIAL]
+    batna_topic = _batna_topic(state)
+    if batna_topic is not None:
+        found.append(_minimum_vs_batna(batna_topic, state.alternatives.user.batna.value))
+    return found
+
+
+def _zopa(topic: Topic) -> dict[str, Any]:
+    """`exists` when their walk-away point is at least as good for the user as the minimum."""
+    minimum = topic.minimum_acceptable.value
+    estimate = topic.x_accord.counterpart if topic.x_accord else None
+    reservation = estimate.reservation if estimate else None
+    verdict = at_least_as_good(topic, reservation, minimum)
+    return {
+        "check": "zopa",
+        "topic_id": topic.topic_id,
+        "verdict": "unknown" if verdict is None else ("exists" if verdict else "none"),
+        "zone": [minimum, reservation] if verdict else None,
+    }
+
+
+def _minimum_vs_batna(topic: Topic, batna: str | None) -> dict[str, Any]:
+    """`below_batna` when a deal at the minimum would leave the user worse off than walking
+    away."""
+    verdict = at_least_as_good(topic, topic.minimum_acceptable.value, batna)
+    return {
+        "check": "minimum_vs_batna",
+        "topic_id": topic.topic_id,
+        "verdict": "unknown" if verdict is None else ("ok" if verdict else "below_batna"),
+    }
+
+
+def _batna_topic(state: NegotiationState) -> Topic | None:
+    """The BATNA's topic: named by `x_accord.topic_ref`, else the only critical topic whose kind
+    the BATNA value reads as."""
+    batna = state.alternatives.user.batna
+    topics = state.topics_targets_tradeoffs.topics
+    if batna.x_accord is not None:
+        return next((t for t in topics if t.topic_id == batna.x_accord.topic_ref), None)
+    if batna.value is None:
+        return None
+    fitting = [
+        t
+        for t in topics
+        if t.priority == "critical" and read_topic_value(t, batna.value) is not None
+    ]
+    fitting = [t for t in fitting if topic_kind(t) != "text"]
+    return fitting[0] if len(fitting) == 1 else None

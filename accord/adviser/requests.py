@@ -1,0 +1,35 @@
+"""What the adviser's calls take (adviser-api.md, Cases): strict bodies, refused whole when a
+member is unknown or of the wrong type."""
+
+from typing import Literal
+
+from pydantic import Field
+
+from accord.adviser.enums import AnalysisDepth
+from accord.adviser.patches import Patch
+from accord.adviser.wire import Wire
+from accord.core.strict import Strict
+
+MAX_PATCHES = 100
+
+
+class CaseInput(Strict):
+    title: str = Field(min_length=1, max_length=200)
+    description: str | None = Field(default=None, max_length=4000)
+    analysis_depth: Wire[AnalysisDepth] | None = None
+
+
+class PatchSet(Strict):
+    """The user's own edits, based on the version they were made against."""
+
+    based_on_state_version: int = Field(ge=1)
+    patches: list[Patch] = Field(min_length=1, max_length=MAX_PATCHES)
+
+
+class CloseInput(Strict):
+    outcome: Literal["closed", "no_deal"]
+    reason: str = Field(min_length=1, max_length=2000)
+
+
+class Empty(Strict):
+    """A call that takes no members."""

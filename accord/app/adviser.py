@@ -1,0 +1,270 @@
+"""Adviser cases as a service (spec/adviser-api.md, Cases): a principal's owner key writes its
+cases, its agent keys read them, and nobody else learns anything of them, not even that one
+exists (another principal's case is `not_found`, exactly like an unknown id). Each call checks in
+the spec's order: the case (`not_found`), the key (`forbidden`), the body (`invalid_request`),
+what it names (`not_found`), then `case_closed`. The rules are in `accord.adviser`; this is their
+I/O."""
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection
+
+from accord.adviser.checks import checks
+from accord.adviser.patches import USER, SetContext, Verdicts, validate
+from accord.adviser.requests import CaseInput, CloseInput, PatchSet
+from accord.adviser.state import NegotiationState
+from accord.adviser.versions import Version, next_version, version_one
+from accord.app.identity import PrincipalCaller
+from accord.app.intents import check_may, invalid_unless
+from accord.app.principals import Action
+from accord.app.tokens import new_id
+from accord.core.refusals import RefusalCode, refuse
+from accord.core.times import format_time
+from accord.store import adviser as rows
+from accord.store.database import Database
+
+JSONBody = dict[str, Any]
+
+NOT_FOUND = "No case of yours has this id; GET /v1/adviser/cases lists yours."
+"""One message for an unknown id and another principal's case: they must not differ."""
+CLOSED = "This case is closed and stays as it was; open a new case to go on."
+CLOSING = {"closed": "CLOSED", "no_deal": "NO_DEAL"}
+
+
+class Adviser:
+    def __init__(self, db: Database, *, clock: Callable[[], datetime]) -> None:
+        self._db = db
+        self._clock = clock
+
+    # -- cases -------------------------------------------------------------------------------
+
+    def create(self, caller: PrincipalCaller, body: CaseInput) -> JSONBody:
+        def txn(conn: Connection) -> JSONBody:
+            check_may(conn, caller, Action.WRITE)
+            case_id = new_id("case")
+            state = version_one(
+                case_id,
+                body.title,
+                self._clock(),
+                analysis_depth=str(body.analysis_depth or "STANDARD"),
+                description=body.description,
+            )
+            rows.insert_case(conn, case_id, caller.principal_id, body.description, state)
+            return _case(conn, _own(conn, caller, case_id, Action.READ), state)
+
+        return self._db.write(txn)
+
+    def list_own(self, caller: PrincipalCaller) -> JSONBody:
+        def read(conn: Connection) -> JSONBody:
+            check_may(conn, caller, Action.READ)
+            cases = rows.own_cases(conn, caller.principal_id)
+            unseen = rows.unseen_counts(conn, [c.id for c in cases])
+            return {
+                "cases": [
+                    {
+                        "case_id": c.id,
+                        "title": c.title,
+                        "state_version": c.state_version,
+                        "lifecycle_stage": c.lifecycle_stage,
+                        "status": c.status,
+                        "updated_at": c.updated_at,
+                        "unseen_material_changes": unseen.get(c.id, 0),
+                    }
+                    for c in cases
+                ]
+            }
+
+        return self._db.read(read)
+
+    def find(self, caller: PrincipalCaller, case_id: str, action: Action) -> None:
+        """not_found → forbidden, before a body is read."""
+        self._db.read(lambda conn: _own(conn, caller, case_id, action))
+
+    def get(self, caller: PrincipalCaller, case_id: str) -> JSONBody:
+        def read(conn: Connection) -> JSONBody:
+            row = _own(conn, caller, case_id, Action.READ)
+            return _case(conn, row, _state(conn, row.id, row.state_version))
+
+        return self._db.read(read)
+
+    def version(self, caller: PrincipalCaller, case_id: str, number: int) -> JSONBody:
+        def read(conn: Connection) -> JSONBody:
+            row = _own(conn, caller, case_id, Action.READ)
+            if not 1 <= number <= row.state_version:
+                raise refuse(
+                    RefusalCode.NOT_FOUND,
+                    f"This case has versions 1 to {row.state_version}.",
+                )
+            state = _state(conn, case_id, number)
+            return {"case_id": case_id, "state_version": number, "state": state}
+
+        return self._db.read(read)
+
+    def history(self, caller: PrincipalCaller, case_id: str) -> JSONBody:
+        def read(conn: Connection) -> JSONBody:
+            row = _own(conn, caller, case_id, Action.READ)
+            state = _state(conn, case_id, row.state_version)
+            return {"events": state["history"]["material_events"]}
+
+        return self._db.read(read)
+
+    # -- writes ------------------------------------------------------------------------------
+
+    def patch(self, caller: PrincipalCaller, case_id: str, body: PatchSet) -> JSONBody:
+        """The user's own edits: validated in order, the valid ones one version."""
+
+        def txn(conn: Connection) -> JSONBody:
+            row = _own(conn, caller, case_id, Action.WRITE, lock=True)
+            invalid_unless(
+                body.based_on_state_version <= row.state_version,
+                {"based_on_state_version": f"at most the current version, {row.state_version}"},
+            )
+            ids = [p.patch_id for p in body.patches]
+            invalid_unless(len(set(ids)) == len(ids), {"patches": "each patch_id once"})
+            _open(row)
+            state = _state(conn, case_id, row.state_version)
+            verdicts = validate(SetContext(state, body.based_on_state_version, USER), body.patches)
+            made = next_version(
+                state,
+                verdicts,
+                self._clock(),
+                cause="patches_applied",
+                summary=_summary(verdicts),
+            )
+            return self._record(conn, row, verdicts, made)
+
+        return self._db.write(txn)
+
+    def close(self, caller: PrincipalCaller, case_id: str, body: CloseInput) -> JSONBody:
+        """The only way a case closes: status and lifecycle together, then read-only for good."""
+
+        def txn(conn: Connection) -> JSONBody:
+            row = _own(conn, caller, case_id, Action.WRITE, lock=True)
+            _open(row)
+            state = _state(conn, case_id, row.state_version)
+            verdicts = Verdicts(_closed(state, body.outcome))
+            made = next_version(
+                state,
+                verdicts,
+                self._clock(),
+                cause="closed",
+                summary="Case closed" if body.outcome == "closed" else "Case closed without a deal",
+                rationale=body.reason,
+                extra_changes=("/meta/status", "/meta/lifecycle_stage"),
+            )
+            return self._record(conn, row, verdicts, made)
+
+        return self._db.write(txn)
+
+    def seen(self, caller: PrincipalCaller, case_id: str, change_id: str) -> JSONBody:
+        def txn(conn: Connection) -> JSONBody:
+            row = _own(conn, caller, case_id, Action.WRITE, lock=True)
+            if rows.find_change(conn, case_id, change_id) is None:
+                raise refuse(RefusalCode.NOT_FOUND, "This case has no material change by this id.")
+            _open(row)
+            rows.mark_seen(conn, change_id, format_time(self._clock()))
+            return {"change_id": change_id, "seen": True}
+
+        return self._db.write(txn)
+
+    def _record(
+        self, conn: Connection, row: rows.CaseRow, verdicts: Verdicts, made: Version | None
+    ) -> JSONBody:
+        """Store the version a call made, and its material change; the call's Result."""
+        change = None
+        version = row.state_version
+        if made is not None:
+            version = int(made.document["meta"]["state_version"])
+            rows.add_version(conn, row.id, made.document)
+            if made.material:
+                event = made.document["history"]["material_events"][-1]
+                change = _change(
+                    rows.insert_change(
+                        conn,
+                        new_id("chg"),
+                        row.id,
+                        version,
+                        made.material,
+                        event["summary"],
+                        event["timestamp"],
+                    )
+                )
+        return {
+            "applied": [{"patch_id": p, "path": path} for p, path in verdicts.applied],
+            "refused": [
+                {"patch_id": r.patch_id, "code": r.code, "message": r.message}
+                for r in verdicts.refused
+            ],
+            "held": [{"patch_id": p.patch_id, "finding_id": f} for p, f in verdicts.held],
+            "warnings": [
+                {"patch_id": w.patch_id, "code": w.code, "message": w.message}
+                for w in verdicts.warnings
+            ],
+            "state_version": version,
+            "material_change": change,
+        }
+
+
+def _own(
+    conn: Connection, caller: PrincipalCaller, case_id: str, action: Action, *, lock: bool = False
+) -> rows.CaseRow:
+    row = rows.find_case(conn, case_id, lock=lock)
+    if row is None or row.principal_id != caller.principal_id:
+        raise refuse(RefusalCode.NOT_FOUND, NOT_FOUND)
+    check_may(conn, caller, action)
+    return row
+
+
+def _open(row: rows.CaseRow) -> None:
+    if row.status in CLOSING:
+        raise refuse(RefusalCode.CASE_CLOSED, CLOSED)
+
+
+def _state(conn: Connection, case_id: str, version: int) -> dict[str, Any]:
+    state = rows.state_at(conn, case_id, version)
+    assert state is not None, f"{case_id} lacks version {version}"
+    return state
+
+
+def _closed(state: dict[str, Any], outcome: str) -> dict[str, Any]:
+    document = {**state, "meta": {**state["meta"]}}
+    document["history"] = {"material_events": list(state["history"]["material_events"])}
+    document["meta"]["status"] = outcome
+    document["meta"]["lifecycle_stage"] = CLOSING[outcome]
+    return document
+
+
+def _summary(verdicts: Verdicts) -> str:
+    count = len(verdicts.applied)
+    return f"{count} edit{'s' if count != 1 else ''} by the user"
+
+
+def _case(conn: Connection, row: rows.CaseRow, state: dict[str, Any]) -> JSONBody:
+    model = NegotiationState.model_validate(state)
+    return {
+        "case_id": row.id,
+        "title": row.title,
+        "description": row.description,
+        "state_version": row.state_version,
+        "state": state,
+        "questions": [],
+        "material_changes": [_change(c) for c in rows.unseen_changes(conn, row.id)],
+        "held": [],
+        "links": [],
+        "checks": checks(model),
+        "created_at": row.created_at,
+        "updated_at": row.updated_at,
+    }
+
+
+def _change(change: rows.ChangeRow) -> JSONBody:
+    return {
+        "change_id": change.id,
+        "state_version": change.state_version,
+        "fields": list(change.fields),
+        "summary": change.summary,
+        "seen": change.seen_at is not None,
+        "created_at": change.created_at,
+    }

@@ -1,0 +1,96 @@
+"""Adviser cases over HTTP (spec/adviser-api.md, Cases). A route on one case finds it for the
+key before the body is read: a case that is not the caller's is `not_found` before its key is
+`forbidden`, and both before the body is looked at."""
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Request
+
+from accord.adviser.requests import CaseInput, CloseInput, Empty, PatchSet
+from accord.app.adviser import Adviser
+from accord.app.identity import PrincipalCaller
+from accord.app.principals import Action, Principals
+from accord.http.auth import ApiKey
+from accord.http.principals import Owner, Reader
+from accord.http.strict import StrictRoute
+
+router = APIRouter(route_class=StrictRoute, tags=["adviser"])
+CASES = "/v1/adviser/cases"
+
+
+def _adviser(request: Request) -> Adviser:
+    adviser: Adviser = request.app.state.accord.adviser
+    return adviser
+
+
+def _found(request: Request, key: str | None, case_id: str, action: Action) -> PrincipalCaller:
+    principals: Principals = request.app.state.accord.principals
+    caller = principals.authorize(key, Action.READ)
+    _adviser(request).find(caller, case_id, action)
+    return caller
+
+
+def case_reader(request: Request, key: ApiKey, case_id: str) -> PrincipalCaller:
+    return _found(request, key, case_id, Action.READ)
+
+
+def case_owner(request: Request, key: ApiKey, case_id: str) -> PrincipalCaller:
+    return _found(request, key, case_id, Action.WRITE)
+
+
+CaseReader = Annotated[PrincipalCaller, Depends(case_reader)]
+CaseOwner = Annotated[PrincipalCaller, Depends(case_owner)]
+
+
+@router.post(CASES, status_code=201, summary="Open a case (owner key)")
+def create_case(body: CaseInput, request: Request, caller: Owner) -> dict[str, Any]:
+    return _adviser(request).create(caller, body)
+
+
+@router.get(CASES, summary="Your cases, last updated first")
+def list_cases(request: Request, caller: Reader) -> dict[str, Any]:
+    return _adviser(request).list_own(caller)
+
+
+@router.get(CASES + "/{case_id}", summary="One of your cases, as it now stands")
+def get_case(case_id: str, request: Request, caller: CaseReader) -> dict[str, Any]:
+    return _adviser(request).get(caller, case_id)
+
+
+@router.get(CASES + "/{case_id}/versions/{number}", summary="A case as it was at one version")
+def get_version(
+    case_id: str,
+    number: Annotated[int, Path(ge=1, le=2**53 - 1)],
+    request: Request,
+    caller: CaseReader,
+) -> dict[str, Any]:
+    return _adviser(request).version(caller, case_id, number)
+
+
+@router.get(CASES + "/{case_id}/history", summary="A case's history: one event per version")
+def get_history(case_id: str, request: Request, caller: CaseReader) -> dict[str, Any]:
+    return _adviser(request).history(caller, case_id)
+
+
+@router.post(CASES + "/{case_id}/patches", summary="Your own edits, as one version (owner key)")
+def post_patches(
+    case_id: str, body: PatchSet, request: Request, caller: CaseOwner
+) -> dict[str, Any]:
+    return _adviser(request).patch(caller, case_id, body)
+
+
+@router.post(
+    CASES + "/{case_id}/material-changes/{change_id}/seen",
+    summary="Mark a material change seen (owner key)",
+)
+def post_seen(
+    case_id: str, change_id: str, body: Empty, request: Request, caller: CaseOwner
+) -> dict[str, Any]:
+    return _adviser(request).seen(caller, case_id, change_id)
+
+
+@router.post(CASES + "/{case_id}/close", summary="Close a case for good (owner key)")
+def post_close(
+    case_id: str, body: CloseInput, request: Request, caller: CaseOwner
+) -> dict[str, Any]:
+    return _adviser(request).close(caller, case_id, body)

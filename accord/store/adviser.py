@@ -1,0 +1,201 @@
+"""Reading and writing adviser cases, their versions and material changes. Functions of a
+Connection, so that callers choose the transaction; a version's state is stored as JSON text."""
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, insert, select, update
+
+from accord.store.tables import adviser_cases, adviser_changes, adviser_versions
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    id: str
+    principal_id: str
+    title: str
+    description: str | None
+    state_version: int
+    status: str
+    lifecycle_stage: str
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    id: str
+    case_id: str
+    state_version: int
+    fields: tuple[str, ...]
+    summary: str
+    created_at: str
+    seen_at: str | None
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _case(row: Any) -> CaseRow:
+    return CaseRow(
+        row.id,
+        row.principal_id,
+        row.title,
+        row.description,
+        int(row.state_version),
+        row.status,
+        row.lifecycle_stage,
+        row.created_at,
+        row.updated_at,
+    )
+
+
+def _change(row: Any) -> ChangeRow:
+    return ChangeRow(
+        row.id,
+        row.case_id,
+        int(row.state_version),
+        tuple(json.loads(row.fields)),
+        row.summary,
+        row.created_at,
+        row.seen_at,
+    )
+
+
+def insert_case(
+    conn: Connection,
+    case_id: str,
+    principal_id: str,
+    description: str | None,
+    state: dict[str, Any],
+) -> None:
+    meta = state["meta"]
+    conn.execute(
+        insert(adviser_cases).values(
+            id=case_id,
+            principal_id=principal_id,
+            title=meta["title"],
+            description=description,
+            state_version=meta["state_version"],
+            status=meta["status"],
+            lifecycle_stage=meta["lifecycle_stage"],
+            created_at=meta["created_at"],
+            updated_at=meta["updated_at"],
+        )
+    )
+    _insert_version(conn, case_id, state)
+
+
+def add_version(conn: Connection, case_id: str, state: dict[str, Any]) -> None:
+    """The next version, and the case's bookkeeping as it now stands."""
+    meta = state["meta"]
+    conn.execute(
+        update(adviser_cases)
+        .where(adviser_cases.c.id == case_id)
+        .values(
+            state_version=meta["state_version"],
+            status=meta["status"],
+            lifecycle_stage=meta["lifecycle_stage"],
+            updated_at=meta["updated_at"],
+        )
+    )
+    _insert_version(conn, case_id, state)
+
+
+def _insert_version(conn: Connection, case_id: str, state: dict[str, Any]) -> None:
+    meta = state["meta"]
+    conn.execute(
+        insert(adviser_versions).values(
+            case_id=case_id,
+            version=meta["state_version"],
+            state=_dumps(state),
+            recorded_at=meta["updated_at"],
+        )
+    )
+
+
+def find_case(conn: Connection, case_id: str, *, lock: bool = False) -> CaseRow | None:
+    """With `lock`, the row stays locked for this transaction on PostgreSQL."""
+    query = select(adviser_cases).where(adviser_cases.c.id == case_id)
+    row = conn.execute(query.with_for_update() if lock else query).first()
+    return _case(row) if row is not None else None
+
+
+def own_cases(conn: Connection, principal_id: str) -> list[CaseRow]:
+    """Last updated first."""
+    query = (
+        select(adviser_cases)
+        .where(adviser_cases.c.principal_id == principal_id)
+        .order_by(adviser_cases.c.updated_at.desc(), adviser_cases.c.id)
+    )
+    return [_case(row) for row in conn.execute(query)]
+
+
+def state_at(conn: Connection, case_id: str, version: int) -> dict[str, Any] | None:
+    query = select(adviser_versions.c.state).where(
+        adviser_versions.c.case_id == case_id, adviser_versions.c.version == version
+    )
+    text = conn.execute(query).scalar()
+    return None if text is None else dict(json.loads(text))
+
+
+def insert_change(
+    conn: Connection,
+    change_id: str,
+    case_id: str,
+    state_version: int,
+    fields: Sequence[str],
+    summary: str,
+    now: str,
+) -> ChangeRow:
+    conn.execute(
+        insert(adviser_changes).values(
+            id=change_id,
+            case_id=case_id,
+            state_version=state_version,
+            fields=_dumps(list(fields)),
+            summary=summary,
+            created_at=now,
+        )
+    )
+    return ChangeRow(change_id, case_id, state_version, tuple(fields), summary, now, None)
+
+
+def unseen_changes(conn: Connection, case_id: str) -> list[ChangeRow]:
+    query = (
+        select(adviser_changes)
+        .where(adviser_changes.c.case_id == case_id, adviser_changes.c.seen_at.is_(None))
+        .order_by(adviser_changes.c.state_version)
+    )
+    return [_change(row) for row in conn.execute(query)]
+
+
+def unseen_counts(conn: Connection, case_ids: Sequence[str]) -> dict[str, int]:
+    if not case_ids:
+        return {}
+    query = select(adviser_changes.c.case_id).where(
+        adviser_changes.c.case_id.in_(case_ids), adviser_changes.c.seen_at.is_(None)
+    )
+    counts: dict[str, int] = {}
+    for (case_id,) in conn.execute(query):
+        counts[case_id] = counts.get(case_id, 0) + 1
+    return counts
+
+
+def find_change(conn: Connection, case_id: str, change_id: str) -> ChangeRow | None:
+    query = select(adviser_changes).where(
+        adviser_changes.c.id == change_id, adviser_changes.c.case_id == case_id
+    )
+    row = conn.execute(query).first()
+    return _change(row) if row is not None else None
+
+
+def mark_seen(conn: Connection, change_id: str, now: str) -> None:
+    conn.execute(
+        update(adviser_changes)
+        .where(adviser_changes.c.id == change_id, adviser_changes.c.seen_at.is_(None))
+        .values(seen_at=now)
+    )

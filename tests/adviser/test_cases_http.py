@@ -1,0 +1,241 @@
+"""Adviser cases through a real server: a case opened, edited, read at every version, its
+material change seen and the case closed; who may do what; a restart loses nothing."""
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from accord.app.principals import Principals
+from accord.app.settings import Settings
+from accord.store.database import Database
+from tests.conftest import FakeClock, LiveServer, free_port, serve_in_thread
+from tests.principals.conftest import Principal, make_principal
+
+CASES = "/v1/adviser/cases"
+SALARY = {
+    "topic": "Salary",
+    "priority": "critical",
+    "best_target": {"value": "USD 150,000.00"},
+    "minimum_acceptable": {"value": "USD 130,000.00"},
+    "x_accord": {"kind": "money", "currency": "USD", "counterpart": {"reservation": "USD 140,000"}},
+}
+
+
+def key(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+def client(server: LiveServer) -> Iterator[httpx.Client]:
+    with server.client() as client:
+        yield client
+
+
+@pytest.fixture
+def principals(db: Database, clock: FakeClock) -> Principals:
+    return Principals(db, clock=clock)
+
+
+@pytest.fixture
+def ada(principals: Principals) -> Principal:
+    return make_principal(principals, "ada")
+
+
+@pytest.fixture
+def bob(principals: Principals) -> Principal:
+    return make_principal(principals, "bob")
+
+
+def open_case(client: httpx.Client, who: Principal, **body: Any) -> dict[str, Any]:
+    made = client.post(CASES, json={"title": "Salary review", **body}, headers=key(who.owner_key))
+    assert made.status_code == 201, made.text
+    case: dict[str, Any] = made.json()
+    return case
+
+
+def send(
+    client: httpx.Client, who: Principal, case_id: str, based_on: int, *patches: dict[str, Any]
+) -> httpx.Response:
+    body = {"based_on_state_version": based_on, "patches": list(patches)}
+    return client.post(f"{CASES}/{case_id}/patches", json=body, headers=key(who.owner_key))
+
+
+def add(patch_id: str, path: str, value: Any) -> dict[str, Any]:
+    return {"patch_id": patch_id, "operation": "ADD", "path": path, "proposed_value": value}
+
+
+def test_a_case_from_opening_to_close(client: httpx.Client, ada: Principal) -> None:
+    case = open_case(client, ada, description="A fair raise")
+    case_id = case["case_id"]
+    assert case["state_version"] == 1
+    assert case["state"]["meta"]["lifecycle_stage"] == "NEW"
+    assert case["state"]["objective"]["user_stated_objective"] == "A fair raise"
+
+    sent = send(
+        client,
+        ada,
+        case_id,
+        1,
+        add("t", "/topics_targets_tradeoffs/topics/-", SALARY),
+        add("bad", "/nowhere", 1),
+        add("b", "/alternatives/user/batna/value", "USD 120,000.00"),
+    )
+    assert sent.status_code == 200, sent.text
+    result = sent.json()
+    assert result["applied"] == [
+        {"patch_id": "t", "path": "/topics_targets_tradeoffs/topics/topic-1"},
+        {"patch_id": "b", "path": "/alternatives/user/batna/value"},
+    ]
+    assert [(r["patch_id"], r["code"]) for r in result["refused"]] == [("bad", "unknown_path")]
+    assert result["state_version"] == 2
+    change = result["material_change"]
+    assert change is not None and "/alternatives/user/batna/value" in change["fields"]
+
+    now = client.get(f"{CASES}/{case_id}", headers=key(ada.agent_key)).json()
+    assert now["state_version"] == 2
+    assert [c["change_id"] for c in now["material_changes"]] == [change["change_id"]]
+    assert {c["check"]: c["verdict"] for c in now["checks"]} == {
+        "zopa": "exists",
+        "minimum_vs_batna": "ok",
+    }
+    listed = client.get(CASES, headers=key(ada.owner_key)).json()["cases"]
+    assert [(c["case_id"], c["unseen_material_changes"]) for c in listed] == [(case_id, 1)]
+
+    first = client.get(f"{CASES}/{case_id}/versions/1", headers=key(ada.owner_key)).json()
+    assert first["state"]["topics_targets_tradeoffs"]["topics"] == []
+    assert (
+        client.get(f"{CASES}/{case_id}/versions/3", headers=key(ada.owner_key)).status_code == 404
+    )
+    events = client.get(f"{CASES}/{case_id}/history", headers=key(ada.owner_key)).json()["events"]
+    assert [e["type"] for e in events] == ["case_created", "material_change"]
+
+    seen = client.post(
+        f"{CASES}/{case_id}/material-changes/{change['change_id']}/seen",
+        json={},
+        headers=key(ada.owner_key),
+    )
+    assert seen.json() == {"change_id": change["change_id"], "seen": True}
+    assert (
+        client.get(f"{CASES}/{case_id}", headers=key(ada.owner_key)).json()["material_changes"]
+        == []
+    )
+
+    closed = client.post(
+        f"{CASES}/{case_id}/close",
+        json={"outcome": "no_deal", "reason": "They froze hiring"},
+        headers=key(ada.owner_key),
+    )
+    assert closed.status_code == 200, closed.text
+    assert closed.json()["state_version"] == 3
+    state = client.get(f"{CASES}/{case_id}", headers=key(ada.owner_key)).json()["state"]
+    assert (state["meta"]["status"], state["meta"]["lifecycle_stage"]) == ("no_deal", "NO_DEAL")
+    assert state["history"]["material_events"][-1]["rationale"] == "They froze hiring"
+    again = send(client, ada, case_id, 3, add("o", "/strategy/current_strategy", "x"))
+    assert (again.status_code, again.json()["error"]["code"]) == (409, "case_closed")
+
+
+def test_a_set_with_no_valid_patch_makes_no_version(client: httpx.Client, ada: Principal) -> None:
+    case_id = open_case(client, ada)["case_id"]
+    sent = send(client, ada, case_id, 1, add("x", "/meta/state_version", 7))
+    assert sent.json()["state_version"] == 1
+    assert [r["code"] for r in sent.json()["refused"]] == ["path_not_allowed"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (
+            {"based_on_state_version": 2, "patches": [add("a", "/strategy/confidence", "high")]},
+            "based_on_state_version",
+        ),
+        ({"based_on_state_version": 1, "patches": []}, "patches"),
+        (
+            {"based_on_state_version": 1, "patches": [add("a", "/x", 1), add("a", "/y", 1)]},
+            "patches",
+        ),
+        (
+            {
+                "based_on_state_version": 1,
+                "patches": [{"patch_id": "a", "operation": "DELETE", "path": "/x"}],
+            },
+            "patches",
+        ),
+    ],
+    ids=["a version to come", "no patch", "a patch_id twice", "an operation there is not"],
+)
+def test_a_malformed_set_is_refused_whole(
+    client: httpx.Client, ada: Principal, body: dict[str, Any], field: str
+) -> None:
+    case_id = open_case(client, ada)["case_id"]
+    sent = client.post(f"{CASES}/{case_id}/patches", json=body, headers=key(ada.owner_key))
+    assert sent.status_code == 400, sent.text
+    assert sent.json()["error"]["code"] == "invalid_request"
+    assert field in sent.text
+    assert client.get(f"{CASES}/{case_id}", headers=key(ada.owner_key)).json()["state_version"] == 1
+
+
+def test_an_agent_key_reads_and_never_writes(client: httpx.Client, ada: Principal) -> None:
+    case_id = open_case(client, ada)["case_id"]
+    agent = key(ada.agent_key)
+    assert client.get(f"{CASES}/{case_id}", headers=agent).status_code == 200
+    for path, body in [
+        (CASES, {"title": "mine"}),
+        (
+            f"{CASES}/{case_id}/patches",
+            {"based_on_state_version": 1, "patches": [add("a", "/strategy/current_strategy", "x")]},
+        ),
+        (f"{CASES}/{case_id}/close", {"outcome": "closed", "reason": "done"}),
+    ]:
+        refused = client.post(path, json=body, headers=agent)
+        assert (refused.status_code, refused.json()["error"]["code"]) == (403, "forbidden")
+    assert client.get(f"{CASES}/{case_id}", headers=agent).json()["state_version"] == 1
+
+
+def test_another_principal_learns_nothing_of_a_case(
+    client: httpx.Client, ada: Principal, bob: Principal
+) -> None:
+    case = open_case(client, ada, description="Private: my floor is 130k")
+    case_id = case["case_id"]
+    unknown = client.get(f"{CASES}/case_00000000000000000000", headers=key(bob.owner_key))
+    calls = [
+        ("GET", f"{CASES}/{case_id}", None),
+        ("GET", f"{CASES}/{case_id}/versions/1", None),
+        ("GET", f"{CASES}/{case_id}/history", None),
+        (
+            "POST",
+            f"{CASES}/{case_id}/patches",
+            {"based_on_state_version": 1, "patches": [add("a", "/strategy/current_strategy", "x")]},
+        ),
+        ("POST", f"{CASES}/{case_id}/close", {"outcome": "closed", "reason": "x"}),
+        ("POST", f"{CASES}/{case_id}/material-changes/chg_x/seen", {}),
+    ]
+    for token in (bob.owner_key, bob.agent_key):
+        for method, path, body in calls:
+            answer = client.request(method, path, json=body, headers=key(token))
+            assert answer.status_code == 404, (path, answer.text)
+            assert answer.json() == unknown.json()
+            assert "130k" not in answer.text and "Salary" not in answer.text
+    assert client.get(CASES, headers=key(bob.owner_key)).json() == {"cases": []}
+
+
+def test_cases_survive_a_restart(settings: Settings, db: Database) -> None:
+    clock = FakeClock()
+    live = settings.model_copy(update=dict(port=free_port()))
+    who = make_principal(Principals(db, clock=clock), "ada")
+    with serve_in_thread(live, clock) as server, server.client() as client:
+        case_id = open_case(client, who)["case_id"]
+        assert (
+            send(
+                client, who, case_id, 1, add("a", "/strategy/current_strategy", "Anchor high")
+            ).status_code
+            == 200
+        )
+    live = live.model_copy(update=dict(port=free_port()))
+    with serve_in_thread(live, clock) as server, server.client() as client:
+        case = client.get(f"{CASES}/{case_id}", headers=key(who.owner_key)).json()
+        assert case["state_version"] == 2
+        assert case["state"]["strategy"]["current_strategy"] == "Anchor high"
+        old = client.get(f"{CASES}/{case_id}/versions/1", headers=key(who.owner_key)).json()
+        assert old["state"]["strategy"]["current_strategy"] is None
