@@ -3,7 +3,7 @@ member is unknown or of the wrong type."""
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, JsonValue
 
 from accord.adviser.enums import AnalysisDepth
 from accord.adviser.patches import Patch
@@ -29,6 +29,11 @@ class PatchSet(Strict):
 class CloseInput(Strict):
     outcome: Literal["closed", "no_deal"]
     reason: str = Field(min_length=1, max_length=2000)
+
+
+class AnswerInput(Strict):
+    question_id: str = Field(min_length=1, max_length=64)
+    answer: JsonValue
 
 
 class Empty(Strict):

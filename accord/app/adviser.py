@@ -6,14 +6,17 @@ what it names (`not_found`), then `case_closed`. The rules are in `accord.advise
 I/O."""
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection
 
 from accord.adviser.checks import checks
+from accord.adviser.intake import INTAKE, intake
 from accord.adviser.patches import USER, SetContext, Verdicts, validate
-from accord.adviser.requests import CaseInput, CloseInput, PatchSet
+from accord.adviser.questions import Question, answer_patch, answer_problem, obsolete
+from accord.adviser.requests import AnswerInput, CaseInput, CloseInput, PatchSet
 from accord.adviser.state import NegotiationState
 from accord.adviser.versions import Version, next_version, version_one
 from accord.app.identity import PrincipalCaller
@@ -31,6 +34,8 @@ NOT_FOUND = "No case of yours has this id; GET /v1/adviser/cases lists yours."
 """One message for an unknown id and another principal's case: they must not differ."""
 CLOSED = "This case is closed and stays as it was; open a new case to go on."
 CLOSING = {"closed": "CLOSED", "no_deal": "NO_DEAL"}
+PREPARATION = ("NEW", "TRIAGE", "PREPARING", "QUICK_ADVICE")
+"""Intake runs with an answer while the lifecycle is before STRATEGY_READY."""
 
 
 class Adviser:
@@ -43,15 +48,21 @@ class Adviser:
     def create(self, caller: PrincipalCaller, body: CaseInput) -> JSONBody:
         def txn(conn: Connection) -> JSONBody:
             check_may(conn, caller, Action.WRITE)
-            case_id = new_id("case")
+            case_id, now = new_id("case"), self._clock()
             state = version_one(
                 case_id,
                 body.title,
-                self._clock(),
+                now,
                 analysis_depth=str(body.analysis_depth or "STANDARD"),
                 description=body.description,
             )
-            rows.insert_case(conn, case_id, caller.principal_id, body.description, state)
+            given = body.analysis_depth is not None
+            run = intake(state, answered=False, depth_given=given, known=())
+            state = validate(SetContext(state, 1, INTAKE), run.patches).document  # in version 1
+            rows.insert_case(
+                conn, case_id, caller.principal_id, body.description, state, depth_given=given
+            )
+            rows.insert_questions(conn, case_id, run.questions, 0, format_time(now))
             return _case(conn, _own(conn, caller, case_id, Action.READ), state)
 
         return self._db.write(txn)
@@ -137,6 +148,56 @@ class Adviser:
 
         return self._db.write(txn)
 
+    def answer(self, caller: PrincipalCaller, case_id: str, body: AnswerInput) -> JSONBody:
+        """An answer is the user's own patch, with intake run in the same version while the
+        case is being prepared."""
+
+        def txn(conn: Connection) -> JSONBody:
+            row = _own(conn, caller, case_id, Action.WRITE, lock=True)
+            asked = {q.question_id: q for q in rows.questions(conn, case_id)}
+            question = asked.get(body.question_id)
+            if question is None:
+                raise refuse(RefusalCode.NOT_FOUND, "This case has no question by this id.")
+            problem = answer_problem(question, body.answer)
+            invalid_unless(problem is None, {"answer": problem})
+            _open(row)
+            if question.status != "open":
+                raise refuse(
+                    RefusalCode.QUESTION_NOT_OPEN,
+                    f"This question is {question.status}; the case lists its open questions.",
+                )
+            state = _state(conn, case_id, row.state_version)
+            mine = answer_patch(question, body.answer, state)
+            verdicts = validate(SetContext(state, row.state_version, USER), [mine])
+            run = None
+            if state["meta"]["lifecycle_stage"] in PREPARATION:
+                run = intake(
+                    verdicts.document, answered=True, depth_given=row.depth_given, known=asked
+                )
+                ran = validate(
+                    SetContext(verdicts.document, row.state_version, INTAKE), run.patches
+                )
+                verdicts.document = ran.document
+                verdicts.applied += ran.applied
+            made = next_version(
+                state,
+                verdicts,
+                self._clock(),
+                cause="answer",
+                summary=f"Answered: {question.question}",
+                source_ref=f"question:{question.question_id}",
+            )
+            result = self._record(conn, row, verdicts, made)
+            now = format_time(self._clock())
+            if made is not None:
+                rows.set_question_status(conn, case_id, question.question_id, "answered", now)
+            if run is not None:
+                rows.insert_questions(conn, case_id, run.questions, len(asked), now)
+            answered = {**asked, question.question_id: _status(question, made)}
+            return {**result, "question": answered[question.question_id].as_json()}
+
+        return self._db.write(txn)
+
     def close(self, caller: PrincipalCaller, case_id: str, body: CloseInput) -> JSONBody:
         """The only way a case closes: status and lifecycle together, then read-only for good."""
 
@@ -178,6 +239,9 @@ class Adviser:
         if made is not None:
             version = int(made.document["meta"]["state_version"])
             rows.add_version(conn, row.id, made.document)
+            now = made.document["meta"]["updated_at"]
+            for question in obsolete(rows.questions(conn, row.id), made.document):
+                rows.set_question_status(conn, row.id, question.question_id, "obsolete", now)
             if made.material:
                 event = made.document["history"]["material_events"][-1]
                 change = _change(
@@ -236,6 +300,10 @@ def _closed(state: dict[str, Any], outcome: str) -> dict[str, Any]:
     return document
 
 
+def _status(question: Question, made: Version | None) -> Question:
+    return replace(question, status="answered") if made is not None else question
+
+
 def _summary(verdicts: Verdicts) -> str:
     count = len(verdicts.applied)
     return f"{count} edit{'s' if count != 1 else ''} by the user"
@@ -249,7 +317,7 @@ def _case(conn: Connection, row: rows.CaseRow, state: dict[str, Any]) -> JSONBod
         "description": row.description,
         "state_version": row.state_version,
         "state": state,
-        "questions": [],
+        "questions": [q.as_json() for q in rows.questions(conn, row.id) if q.status == "open"],
         "material_changes": [_change(c) for c in rows.unseen_changes(conn, row.id)],
         "held": [],
         "links": [],

@@ -56,6 +56,7 @@ class RefusalCode(StrEnum):
     OPPORTUNITY_FINAL = "opportunity_final"
     NEGOTIATION_OPEN = "negotiation_open"
     CASE_CLOSED = "case_closed"
+    QUESTION_NOT_OPEN = "question_not_open"
     INTERNAL = "internal"
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Request
 
-from accord.adviser.requests import CaseInput, CloseInput, Empty, PatchSet
+from accord.adviser.requests import AnswerInput, CaseInput, CloseInput, Empty, PatchSet
 from accord.app.adviser import Adviser
 from accord.app.identity import PrincipalCaller
 from accord.app.principals import Action, Principals
@@ -77,6 +77,13 @@ def post_patches(
     case_id: str, body: PatchSet, request: Request, caller: CaseOwner
 ) -> dict[str, Any]:
     return _adviser(request).patch(caller, case_id, body)
+
+
+@router.post(CASES + "/{case_id}/answers", summary="Answer one of the case's questions (owner key)")
+def post_answer(
+    case_id: str, body: AnswerInput, request: Request, caller: CaseOwner
+) -> dict[str, Any]:
+    return _adviser(request).answer(caller, case_id, body)
 
 
 @router.post(

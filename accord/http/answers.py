@@ -529,6 +529,20 @@ class MaterialChange(Described):
     created_at: str = Field(description="RFC 3339.")
 
 
+class CaseQuestion(Described):
+    question_id: str
+    question: str
+    priority: int
+    decision_impact: str = Field(description="What the answer could change.")
+    blocking: bool
+    kind: Literal["text", "enum", "money", "number", "date", "boolean", "list"]
+    choices: list[str]
+    currency: str | None
+    path: str = Field(description="The pointer the answer fills.")
+    asked_by: str
+    status: Literal["open", "answered", "obsolete"]
+
+
 class Case(Described):
     case_id: str
     title: str
@@ -537,7 +551,7 @@ class Case(Described):
     state: dict[str, Any] = Field(
         description="The current version's negotiation object: every pointer resolves in it."
     )
-    questions: list[dict[str, Any]] = Field(description="The open questions.")
+    questions: list[CaseQuestion] = Field(description="The open questions.")
     material_changes: list[MaterialChange] = Field(description="The unseen ones.")
     held: list[dict[str, Any]] = Field(
         description="Patches waiting for a finding's reconciliation."
@@ -595,6 +609,10 @@ class PatchResult(Described):
     warnings: list[RefusedPatch]
     state_version: int = Field(description="The current version after the call.")
     material_change: MaterialChange | None
+
+
+class AnswerResult(PatchResult):
+    question: CaseQuestion
 
 
 class ChangeSeen(Described):

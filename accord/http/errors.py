@@ -65,6 +65,7 @@ STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
     RefusalCode.OPPORTUNITY_FINAL: 409,
     RefusalCode.NEGOTIATION_OPEN: 409,
     RefusalCode.CASE_CLOSED: 409,
+    RefusalCode.QUESTION_NOT_OPEN: 409,
     RefusalCode.INTERNAL: 500,
 }
 

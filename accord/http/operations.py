@@ -237,6 +237,9 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
     "POST /v1/adviser/cases/{case_id}/patches": Operation(
         {200: answers.PatchResult}, frozenset({C.CASE_CLOSED})
     ),
+    "POST /v1/adviser/cases/{case_id}/answers": Operation(
+        {200: answers.AnswerResult}, frozenset({C.NOT_FOUND, C.CASE_CLOSED, C.QUESTION_NOT_OPEN})
+    ),
     "POST /v1/adviser/cases/{case_id}/material-changes/{change_id}/seen": Operation(
         {200: answers.ChangeSeen}, frozenset({C.NOT_FOUND, C.CASE_CLOSED})
     ),

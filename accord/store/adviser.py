@@ -8,7 +8,8 @@ from typing import Any
 
 from sqlalchemy import Connection, insert, select, update
 
-from accord.store.tables import adviser_cases, adviser_changes, adviser_versions
+from accord.adviser.questions import Question
+from accord.store.tables import adviser_cases, adviser_changes, adviser_questions, adviser_versions
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,7 @@ class CaseRow:
     state_version: int
     status: str
     lifecycle_stage: str
+    depth_given: bool
     created_at: str
     updated_at: str
 
@@ -48,6 +50,7 @@ def _case(row: Any) -> CaseRow:
         int(row.state_version),
         row.status,
         row.lifecycle_stage,
+        bool(row.depth_given),
         row.created_at,
         row.updated_at,
     )
@@ -71,6 +74,8 @@ def insert_case(
     principal_id: str,
     description: str | None,
     state: dict[str, Any],
+    *,
+    depth_given: bool,
 ) -> None:
     meta = state["meta"]
     conn.execute(
@@ -82,6 +87,7 @@ def insert_case(
             state_version=meta["state_version"],
             status=meta["status"],
             lifecycle_stage=meta["lifecycle_stage"],
+            depth_given=depth_given,
             created_at=meta["created_at"],
             updated_at=meta["updated_at"],
         )
@@ -198,4 +204,48 @@ def mark_seen(conn: Connection, change_id: str, now: str) -> None:
         update(adviser_changes)
         .where(adviser_changes.c.id == change_id, adviser_changes.c.seen_at.is_(None))
         .values(seen_at=now)
+    )
+
+
+def questions(conn: Connection, case_id: str) -> list[Question]:
+    """Every question the case was asked, in the order asked."""
+    query = (
+        select(adviser_questions.c.body, adviser_questions.c.status)
+        .where(adviser_questions.c.case_id == case_id)
+        .order_by(adviser_questions.c.position)
+    )
+    return [
+        Question.from_json({**json.loads(body), "status": status})
+        for body, status in conn.execute(query)
+    ]
+
+
+def insert_questions(
+    conn: Connection, case_id: str, asked: Sequence[Question], start: int, now: str
+) -> None:
+    for offset, question in enumerate(asked):
+        body = {k: v for k, v in question.as_json().items() if k != "status"}
+        conn.execute(
+            insert(adviser_questions).values(
+                case_id=case_id,
+                question_id=question.question_id,
+                position=start + offset,
+                body=_dumps(body),
+                status=question.status,
+                created_at=now,
+                updated_at=now,
+            )
+        )
+
+
+def set_question_status(
+    conn: Connection, case_id: str, question_id: str, status: str, now: str
+) -> None:
+    conn.execute(
+        update(adviser_questions)
+        .where(
+            adviser_questions.c.case_id == case_id,
+            adviser_questions.c.question_id == question_id,
+        )
+        .values(status=status, updated_at=now)
     )

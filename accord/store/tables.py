@@ -350,7 +350,8 @@ opportunities = Table(
 )
 
 # Adviser cases (0012): the case's bookkeeping, a projection of its versions, updated and never
-# deleted; every version's whole state, append-only; material changes, marked seen once.
+# deleted; every version's whole state, append-only; material changes, marked seen once;
+# questions with their status.
 adviser_cases = Table(
     "adviser_cases",
     metadata,
@@ -361,6 +362,7 @@ adviser_cases = Table(
     Column("state_version", BigInteger, nullable=False),
     Column("status", String(16), nullable=False),
     Column("lifecycle_stage", String(32), nullable=False),
+    Column("depth_given", Boolean, nullable=False),
     Column("created_at", TIME, nullable=False),
     Column("updated_at", TIME, nullable=False),
     Index("adviser_cases_by_principal", "principal_id", "updated_at"),
@@ -386,4 +388,16 @@ adviser_changes = Table(
     Column("created_at", TIME, nullable=False),
     Column("seen_at", TIME),
     Index("adviser_changes_by_case", "case_id", "state_version"),
+)
+
+adviser_questions = Table(
+    "adviser_questions",
+    metadata,
+    Column("case_id", ID, ForeignKey("adviser_cases.id"), primary_key=True),
+    Column("question_id", ID, primary_key=True),
+    Column("position", Integer, nullable=False),
+    Column("body", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Column("updated_at", TIME, nullable=False),
 )

@@ -239,3 +239,75 @@ def test_cases_survive_a_restart(settings: Settings, db: Database) -> None:
         assert case["state"]["strategy"]["current_strategy"] == "Anchor high"
         old = client.get(f"{CASES}/{case_id}/versions/1", headers=key(who.owner_key)).json()
         assert old["state"]["strategy"]["current_strategy"] is None
+
+
+def answer(
+    client: httpx.Client, who: Principal, case_id: str, question_id: str, value: Any
+) -> httpx.Response:
+    body = {"question_id": question_id, "answer": value}
+    return client.post(f"{CASES}/{case_id}/answers", json=body, headers=key(who.owner_key))
+
+
+def open_questions(client: httpx.Client, who: Principal, case_id: str) -> list[str]:
+    case = client.get(f"{CASES}/{case_id}", headers=key(who.owner_key)).json()
+    return [q["question_id"] for q in case["questions"]]
+
+
+def test_intake_asks_and_the_answers_fill_the_file(client: httpx.Client, ada: Principal) -> None:
+    case = open_case(client, ada, description="A fair raise")
+    case_id = case["case_id"]
+    assert [q["question_id"] for q in case["questions"]] == [
+        "Q-batna",
+        "Q-counterpart",
+        "Q-deadline",
+    ]
+    assert case["questions"][0]["blocking"] is True
+
+    wrong = answer(client, ada, case_id, "Q-deadline", "next spring")
+    assert (wrong.status_code, wrong.json()["error"]["code"]) == (400, "invalid_request")
+    assert "YYYY-MM-DD" in wrong.text
+    missing = answer(client, ada, case_id, "Q-nothing", "x")
+    assert (missing.status_code, missing.json()["error"]["code"]) == (404, "not_found")
+
+    done = answer(client, ada, case_id, "Q-batna", "Stay in my current job")
+    assert done.status_code == 200, done.text
+    result = done.json()
+    assert result["question"]["status"] == "answered"
+    assert result["applied"][0] == {
+        "patch_id": "answer-Q-batna",
+        "path": "/alternatives/user/batna/description",
+    }
+    state = client.get(f"{CASES}/{case_id}", headers=key(ada.owner_key)).json()["state"]
+    assert state["meta"]["lifecycle_stage"] == "TRIAGE"
+    assert open_questions(client, ada, case_id) == ["Q-counterpart", "Q-deadline", "Q-relationship"]
+    again = answer(client, ada, case_id, "Q-batna", "Something else")
+    assert (again.status_code, again.json()["error"]["code"]) == (409, "question_not_open")
+
+    # a field filled another way stops its question
+    filled = send(client, ada, case_id, 2, add("o", "/parties/counterpart/organisation", "Acme"))
+    assert filled.json()["applied"], filled.text
+    assert open_questions(client, ada, case_id) == ["Q-deadline", "Q-relationship"]
+
+    dated = answer(client, ada, case_id, "Q-deadline", "2027-03-31")
+    assert dated.json()["applied"][0]["path"] == "/process/deadlines/0"
+    state = client.get(f"{CASES}/{case_id}", headers=key(ada.owner_key)).json()["state"]
+    assert state["process"]["deadlines"] == [
+        {"deadline": "2027-03-31", "evidence_status": "UNKNOWN", "source_ref": None}
+    ]
+
+    # the relationship sets how deep the analysis goes (none was given at creation)
+    assert answer(client, ada, case_id, "Q-relationship", "high").status_code == 200
+    state = client.get(f"{CASES}/{case_id}", headers=key(ada.owner_key)).json()["state"]
+    assert state["meta"]["analysis_depth"] == "FULL"
+
+    # a topic with a target and a minimum: the file is ready for a strategy at the next answer
+    send(
+        client,
+        ada,
+        case_id,
+        state["meta"]["state_version"],
+        add("t", "/topics_targets_tradeoffs/topics/-", SALARY),
+    )
+    assert state["meta"]["lifecycle_stage"] == "TRIAGE"
+    case = client.get(f"{CASES}/{case_id}", headers=key(ada.owner_key)).json()
+    assert case["questions"] == []

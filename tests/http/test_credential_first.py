@@ -46,6 +46,7 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
     ),
     ("GET", CASE + "/history"): (("nobody", "unauthenticated"), ("other_principal", "not_found")),
     ("POST", CASE + "/patches"): OWNER_ONLY,
+    ("POST", CASE + "/answers"): OWNER_ONLY,
     ("POST", CASE + "/material-changes/{change_id}/seen"): OWNER_ONLY,
     ("POST", CASE + "/close"): OWNER_ONLY,
     ("GET", ROOM): (("nobody", "unauthenticated"), ("other_room_owner", "forbidden")),
