@@ -12,7 +12,7 @@ from accord.adviser.versions import version_one
 
 AT = datetime(2026, 12, 3, tzinfo=UTC)
 BOUND = {"value": None, "rationale": None, "evidence_status": "UNKNOWN"}
-EMPTY_TOPIC = {
+EMPTY_TOPIC: dict[str, Any] = {
     "current_position_user": None,
     "current_position_counterpart": None,
     "opening_position": None,
