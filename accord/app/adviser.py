@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from accord.adviser.checks import checks
+from accord.adviser.export import brief
 from accord.adviser.intake import INTAKE, intake
 from accord.adviser.patches import USER, SetContext, Verdicts, validate
 from accord.adviser.questions import Question, answer_patch, answer_problem, obsolete
@@ -110,6 +111,22 @@ class Adviser:
                 )
             state = _state(conn, case_id, number)
             return {"case_id": case_id, "state_version": number, "state": state}
+
+        return self._db.read(read)
+
+    def export(self, caller: PrincipalCaller, case_id: str, number: int | None) -> str:
+        """The one-page brief of a version (the current one by default)."""
+
+        def read(conn: Connection) -> str:
+            row = _own(conn, caller, case_id, Action.READ)
+            version = row.state_version if number is None else number
+            if not 1 <= version <= row.state_version:
+                raise refuse(
+                    RefusalCode.NOT_FOUND, f"This case has versions 1 to {row.state_version}."
+                )
+            state = NegotiationState.model_validate(_state(conn, case_id, version))
+            questions = [q.as_json() for q in rows.questions(conn, case_id) if q.status == "open"]
+            return brief(state, questions if version == row.state_version else ())
 
         return self._db.read(read)
 

@@ -4,7 +4,8 @@ key before the body is read: a case that is not the caller's is `not_found` befo
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import PlainTextResponse
 
 from accord.adviser.requests import AnswerInput, CaseInput, CloseInput, Empty, PatchSet
 from accord.app.adviser import Adviser
@@ -70,6 +71,25 @@ def get_version(
 @router.get(CASES + "/{case_id}/history", summary="A case's history: one event per version")
 def get_history(case_id: str, request: Request, caller: CaseReader) -> dict[str, Any]:
     return _adviser(request).history(caller, case_id)
+
+
+@router.get(
+    CASES + "/{case_id}/export",
+    summary="A version as a one-page Markdown brief",
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}},
+)
+def get_export(
+    case_id: str,
+    request: Request,
+    caller: CaseReader,
+    version: Annotated[
+        int | None,
+        Query(ge=1, le=2**53 - 1, description="The version; the current one if left out."),
+    ] = None,
+) -> PlainTextResponse:
+    text = _adviser(request).export(caller, case_id, version)
+    return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
 
 
 @router.post(CASES + "/{case_id}/patches", summary="Your own edits, as one version (owner key)")

@@ -234,6 +234,7 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
     "GET /v1/adviser/cases/{case_id}": Operation({200: answers.Case}),
     "GET /v1/adviser/cases/{case_id}/versions/{number}": Operation({200: answers.CaseVersion}),
     "GET /v1/adviser/cases/{case_id}/history": Operation({200: answers.CaseHistory}),
+    "GET /v1/adviser/cases/{case_id}/export": Operation({200: None}),
     "POST /v1/adviser/cases/{case_id}/patches": Operation(
         {200: answers.PatchResult}, frozenset({C.CASE_CLOSED})
     ),

@@ -311,3 +311,31 @@ def test_intake_asks_and_the_answers_fill_the_file(client: httpx.Client, ada: Pr
     assert state["meta"]["lifecycle_stage"] == "TRIAGE"
     case = client.get(f"{CASES}/{case_id}", headers=key(ada.owner_key)).json()
     assert case["questions"] == []
+
+
+def test_the_brief_is_one_page_of_markdown(client: httpx.Client, ada: Principal) -> None:
+    case_id = open_case(client, ada, description="A fair raise | and *more*")["case_id"]
+    send(
+        client,
+        ada,
+        case_id,
+        1,
+        add("t", "/topics_targets_tradeoffs/topics/-", SALARY),
+        add("b", "/alternatives/user/batna/description", "Stay in my current job"),
+    )
+    page = client.get(f"{CASES}/{case_id}/export", headers=key(ada.agent_key))
+    assert page.status_code == 200, page.text
+    assert page.headers["content-type"].startswith("text/markdown")
+    text = page.text
+    assert text.startswith("# Salary review\n")
+    assert "A fair raise \\| and \\*more\\*" in text  # the user's text, never Markdown
+    assert "| Salary | critical | USD 150,000.00 | USD 130,000.00 | – | USD 140,000 |" in text
+    assert "USD 130,000.00 to USD 140,000 |" in text
+    assert "- BATNA: Stay in my current job" in text
+    assert "Who are you negotiating with" in text  # an open question
+    first = client.get(f"{CASES}/{case_id}/export?version=1", headers=key(ada.owner_key)).text
+    assert "Stay in my current job" not in first and "Who are you" not in first
+    missing = client.get(f"{CASES}/{case_id}/export?version=9", headers=key(ada.owner_key))
+    assert missing.status_code == 404
+    for secret in (ada.owner_key, ada.agent_key):
+        assert secret not in text

@@ -105,6 +105,7 @@ MATRIX: Final[dict[str, Expected]] = {
     "GET /v1/adviser/cases/{case_id}": PRINCIPAL,
     "GET /v1/adviser/cases/{case_id}/versions/{number}": PRINCIPAL,
     "GET /v1/adviser/cases/{case_id}/history": PRINCIPAL,
+    "GET /v1/adviser/cases/{case_id}/export": PRINCIPAL,
     "POST /v1/adviser/cases/{case_id}/patches": PRINCIPAL_OWNER,
     "POST /v1/adviser/cases/{case_id}/answers": PRINCIPAL_OWNER,
     "POST /v1/adviser/cases/{case_id}/material-changes/{change_id}/seen": PRINCIPAL_OWNER,

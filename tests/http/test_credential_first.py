@@ -45,6 +45,7 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
         ("other_principal", "not_found"),
     ),
     ("GET", CASE + "/history"): (("nobody", "unauthenticated"), ("other_principal", "not_found")),
+    ("GET", CASE + "/export"): (("nobody", "unauthenticated"), ("other_principal", "not_found")),
     ("POST", CASE + "/patches"): OWNER_ONLY,
     ("POST", CASE + "/answers"): OWNER_ONLY,
     ("POST", CASE + "/material-changes/{change_id}/seen"): OWNER_ONLY,
