@@ -5,7 +5,7 @@ the spec's order: the case (`not_found`), the key (`forbidden`), the body (`inva
 what it names (`not_found`), then `case_closed`. The rules are in `accord.adviser`; this is their
 I/O."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -22,6 +22,8 @@ from accord.adviser.state import NegotiationState
 from accord.adviser.versions import Version, next_version, version_one
 from accord.app.identity import PrincipalCaller
 from accord.app.intents import check_may, invalid_unless
+from accord.app.negotiations import Negotiations
+from accord.app.principal_events import adviser_event
 from accord.app.principals import Action
 from accord.app.tokens import new_id
 from accord.core.refusals import RefusalCode, refuse
@@ -40,9 +42,14 @@ PREPARATION = ("NEW", "TRIAGE", "PREPARING", "QUICK_ADVICE")
 
 
 class Adviser:
-    def __init__(self, db: Database, *, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self, db: Database, negotiations: Negotiations, *, clock: Callable[[], datetime]
+    ) -> None:
         self._db = db
         self._clock = clock
+        self._write = negotiations.write
+        """The kernel's write: the events a call emits wake the principal's streams."""
+        self._emit = negotiations.emit
 
     # -- cases -------------------------------------------------------------------------------
 
@@ -63,10 +70,13 @@ class Adviser:
             rows.insert_case(
                 conn, case_id, caller.principal_id, body.description, state, depth_given=given
             )
-            rows.insert_questions(conn, case_id, run.questions, 0, format_time(now))
+            self._emit(
+                conn, [adviser_event(caller.principal_id, "version", case_id, state_version=1)]
+            )
+            self._ask(conn, caller.principal_id, case_id, run.questions, 0, format_time(now))
             return _case(conn, _own(conn, caller, case_id, Action.READ), state)
 
-        return self._db.write(txn)
+        return self._write(txn)
 
     def list_own(self, caller: PrincipalCaller) -> JSONBody:
         def read(conn: Connection) -> JSONBody:
@@ -163,7 +173,7 @@ class Adviser:
             )
             return self._record(conn, row, verdicts, made)
 
-        return self._db.write(txn)
+        return self._write(txn)
 
     def answer(self, caller: PrincipalCaller, case_id: str, body: AnswerInput) -> JSONBody:
         """An answer is the user's own patch, with intake run in the same version while the
@@ -209,11 +219,11 @@ class Adviser:
             if made is not None:
                 rows.set_question_status(conn, case_id, question.question_id, "answered", now)
             if run is not None:
-                rows.insert_questions(conn, case_id, run.questions, len(asked), now)
+                self._ask(conn, row.principal_id, case_id, run.questions, len(asked), now)
             answered = {**asked, question.question_id: _status(question, made)}
             return {**result, "question": answered[question.question_id].as_json()}
 
-        return self._db.write(txn)
+        return self._write(txn)
 
     def close(self, caller: PrincipalCaller, case_id: str, body: CloseInput) -> JSONBody:
         """The only way a case closes: status and lifecycle together, then read-only for good."""
@@ -234,7 +244,7 @@ class Adviser:
             )
             return self._record(conn, row, verdicts, made)
 
-        return self._db.write(txn)
+        return self._write(txn)
 
     def seen(self, caller: PrincipalCaller, case_id: str, change_id: str) -> JSONBody:
         def txn(conn: Connection) -> JSONBody:
@@ -245,7 +255,25 @@ class Adviser:
             rows.mark_seen(conn, change_id, format_time(self._clock()))
             return {"change_id": change_id, "seen": True}
 
-        return self._db.write(txn)
+        return self._write(txn)
+
+    def _ask(
+        self,
+        conn: Connection,
+        principal_id: str,
+        case_id: str,
+        asked: Sequence[Question],
+        start: int,
+        now: str,
+    ) -> None:
+        rows.insert_questions(conn, case_id, asked, start, now)
+        self._emit(
+            conn,
+            [
+                adviser_event(principal_id, "question", case_id, question_id=q.question_id)
+                for q in asked
+            ],
+        )
 
     def _record(
         self, conn: Connection, row: rows.CaseRow, verdicts: Verdicts, made: Version | None
@@ -256,6 +284,7 @@ class Adviser:
         if made is not None:
             version = int(made.document["meta"]["state_version"])
             rows.add_version(conn, row.id, made.document)
+            events = [adviser_event(row.principal_id, "version", row.id, state_version=version)]
             now = made.document["meta"]["updated_at"]
             for question in obsolete(rows.questions(conn, row.id), made.document):
                 rows.set_question_status(conn, row.id, question.question_id, "obsolete", now)
@@ -272,6 +301,16 @@ class Adviser:
                         event["timestamp"],
                     )
                 )
+                events.append(
+                    adviser_event(
+                        row.principal_id,
+                        "material_change",
+                        row.id,
+                        change_id=change["change_id"],
+                        fields=change["fields"],
+                    )
+                )
+            self._emit(conn, events)
         return {
             "applied": [{"patch_id": p, "path": path} for p, path in verdicts.applied],
             "refused": [

@@ -13,6 +13,8 @@ from accord.store.events import NOTIFICATION, NewEvent
 from accord.store.opportunities import OpportunityRow
 
 OPPORTUNITY_CHANGED: Final = "opportunity.changed"
+ADVISER: Final = "adviser."
+"""The prefix of the adviser's own events, which its stream (and only its) carries."""
 PRINCIPAL_MESSAGE: Final = "principal.message"
 
 
@@ -55,6 +57,13 @@ def principal_message(
         "paused": list(paused),
     }
     return [_event(principal_scope(principal_id), data, negotiation_id=None, party=None)]
+
+
+def adviser_event(principal_id: str, kind: str, case_id: str, **members: object) -> NewEvent:
+    """`adviser.<kind> {case_id, …}` to the principal's own stream: ids and versions, never
+    a word of the case."""
+    data = {"type": ADVISER + kind, "case_id": case_id, **members}
+    return _event(principal_scope(principal_id), data, negotiation_id=None, party=None)
 
 
 def _event(

@@ -79,7 +79,6 @@ class Accord:
         )
         self.merchants = Merchants(self.db, settings, clock=clock)
         self.principals = Principals(self.db, clock=clock)
-        self.adviser = Adviser(self.db, clock=clock)
         self.index = IntentIndex(
             self.db, ranking=settings.ranking, mutual_threshold=settings.mutual_threshold
         )
@@ -100,6 +99,7 @@ class Accord:
         self.opportunities.follow = self.intro_agent.follow
         self.intents.committed = self.intro_agent.follow_intent
         self.principals.selected = self.intro_agent.follow_principal
+        self.adviser = Adviser(self.db, self.negotiations, clock=clock)
         self.rooms = Rooms(self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings)
         self.sessions = Sessions(
             self.negotiations,

@@ -4,13 +4,17 @@ key before the body is read: a case that is not the caller's is `not_found` befo
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 from fastapi.responses import PlainTextResponse
+from sse_starlette import EventSourceResponse
 
 from accord.adviser.requests import AnswerInput, CaseInput, CloseInput, Empty, PatchSet
 from accord.app.adviser import Adviser
+from accord.app.events import PrincipalAudience
 from accord.app.identity import PrincipalCaller
 from accord.app.principals import Action, Principals
+from accord.core.refusals import Refused
+from accord.http import streams
 from accord.http.auth import ApiKey
 from accord.http.principals import Owner, Reader
 from accord.http.strict import StrictRoute
@@ -121,3 +125,37 @@ def post_close(
     case_id: str, body: CloseInput, request: Request, caller: CaseOwner
 ) -> dict[str, Any]:
     return _adviser(request).close(caller, case_id, body)
+
+
+@router.get(
+    "/v1/adviser/events",
+    summary="Server-Sent Events of your cases: versions, material changes, questions",
+    response_class=EventSourceResponse,
+    responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}},
+)
+async def adviser_events(
+    request: Request,
+    caller: Reader,
+    key: ApiKey,
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
+) -> Response:
+    """Every key of the principal hears its cases' events (ids and versions, never their
+    content); the key is looked up again before each frame."""
+    after = streams.resume_after(last_event_id)
+    principals: Principals = request.app.state.accord.principals
+
+    def still_open() -> bool:
+        try:
+            principals.authorize(key, Action.READ)
+        except Refused:
+            return False
+        return True
+
+    return streams.event_stream(
+        request,
+        PrincipalAudience.of(caller),
+        after,
+        name=streams.by_type,
+        still_open=still_open,
+        keep=streams.is_adviser,
+    )

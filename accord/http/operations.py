@@ -231,6 +231,7 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
     # the adviser
     "POST /v1/adviser/cases": Operation({201: answers.Case}),
     "GET /v1/adviser/cases": Operation({200: answers.Cases}),
+    "GET /v1/adviser/events": Operation({200: None}),
     "GET /v1/adviser/cases/{case_id}": Operation({200: answers.Case}),
     "GET /v1/adviser/cases/{case_id}/versions/{number}": Operation({200: answers.CaseVersion}),
     "GET /v1/adviser/cases/{case_id}/history": Operation({200: answers.CaseHistory}),

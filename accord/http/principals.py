@@ -82,5 +82,10 @@ async def principal_events(
         return True
 
     return streams.event_stream(
-        request, audience, after, name=streams.by_type, still_open=still_open
+        request,
+        audience,
+        after,
+        name=streams.by_type,
+        still_open=still_open,
+        keep=streams.not_adviser,  # the adviser's events have a stream of their own
     )

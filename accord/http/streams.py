@@ -12,6 +12,7 @@ from fastapi import Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from accord.app.events import Audience, Events
+from accord.app.principal_events import ADVISER
 from accord.core.refusals import RefusalCode, refuse
 from accord.store.events import EventRow
 
@@ -52,6 +53,14 @@ def by_type(row: EventRow) -> str:
     return kind
 
 
+def is_adviser(row: EventRow) -> bool:
+    return by_type(row).startswith(ADVISER)
+
+
+def not_adviser(row: EventRow) -> bool:
+    return not is_adviser(row)
+
+
 def event_stream(
     request: Request,
     audience: Audience,
@@ -59,11 +68,13 @@ def event_stream(
     *,
     name: Callable[[EventRow], str] = by_kind,
     still_open: Callable[[], bool] | None = None,
+    keep: Callable[[EventRow], bool] | None = None,
 ) -> EventSourceResponse:
     """The audience's events after `after` as they are committed, until the client leaves;
     each frame's `event` is `name(row)`. `still_open` (a credential that can be replaced) is
     asked before each frame: once it says no, the stream ends, and a reconnection is refused
-    like any request with that credential."""
+    like any request with that credential. `keep` chooses the events this stream carries of
+    those its audience may read."""
     events = _events(request)
 
     async def frames() -> AsyncIterator[ServerSentEvent]:
@@ -71,6 +82,8 @@ def event_stream(
         async for row in events.follow(audience, after):
             if still_open is not None and not await asyncio.to_thread(still_open):
                 return
+            if keep is not None and not keep(row):
+                continue
             yield ServerSentEvent(row.data, event=name(row), id=str(row.id), sep=SEPARATOR)
 
     return EventSourceResponse(

@@ -11,6 +11,7 @@ from accord.app.principals import Principals
 from accord.app.settings import Settings
 from accord.store.database import Database
 from tests.conftest import FakeClock, LiveServer, free_port, serve_in_thread
+from tests.http.support import EventStream
 from tests.principals.conftest import Principal, make_principal
 
 CASES = "/v1/adviser/cases"
@@ -339,3 +340,52 @@ def test_the_brief_is_one_page_of_markdown(client: httpx.Client, ada: Principal)
     assert missing.status_code == 404
     for secret in (ada.owner_key, ada.agent_key):
         assert secret not in text
+
+
+def test_the_adviser_stream_tells_ids_and_versions_to_the_principal_alone(
+    client: httpx.Client, ada: Principal, bob: Principal
+) -> None:
+    case = open_case(client, ada, description="My floor is USD 130,000")
+    case_id = case["case_id"]
+    sent = send(client, ada, case_id, 1, add("b", "/alternatives/user/batna/value", "USD 120,000"))
+    change_id = sent.json()["material_change"]["change_id"]
+    with client.stream(
+        "GET", "/v1/adviser/events", headers=key(ada.agent_key), timeout=10
+    ) as response:
+        stream = EventStream(response)
+        frames = stream.take(6)
+    assert [
+        (
+            f.event,
+            f.data.get("state_version") or f.data.get("question_id") or f.data.get("change_id"),
+        )
+        for f in frames
+    ] == [
+        ("adviser.version", 1),
+        ("adviser.question", "Q-batna"),
+        ("adviser.question", "Q-counterpart"),
+        ("adviser.question", "Q-deadline"),
+        ("adviser.version", 2),
+        ("adviser.material_change", change_id),
+    ]
+    assert all(f.data["case_id"] == case_id for f in frames)
+    assert all("130" not in f.raw and "120" not in f.raw for f in frames)
+    # resumed after the second frame, it starts at the third
+    with client.stream(
+        "GET",
+        "/v1/adviser/events",
+        headers=key(ada.owner_key) | {"Last-Event-ID": str(frames[1].id)},
+        timeout=10,
+    ) as response:
+        assert EventStream(response).next_frame().id == frames[2].id
+    # bob's stream: his own case's first event comes first, nothing of ada's
+    mine = open_case(client, bob)["case_id"]
+    with client.stream(
+        "GET", "/v1/adviser/events", headers=key(bob.owner_key), timeout=10
+    ) as response:
+        first = EventStream(response).next_frame()
+    assert first.data["case_id"] == mine
+    # the intro stream carries none of them
+    intro = client.stream("GET", "/api/events", headers=key(ada.owner_key), timeout=2)
+    with intro as response, pytest.raises(httpx.ReadTimeout):
+        EventStream(response).next_frame()

@@ -102,6 +102,7 @@ MATRIX: Final[dict[str, Expected]] = {
     "POST /api/networks/join": PRINCIPAL_OWNER,
     "POST /v1/adviser/cases": PRINCIPAL_OWNER,
     "GET /v1/adviser/cases": PRINCIPAL,
+    "GET /v1/adviser/events": PRINCIPAL,
     "GET /v1/adviser/cases/{case_id}": PRINCIPAL,
     "GET /v1/adviser/cases/{case_id}/versions/{number}": PRINCIPAL,
     "GET /v1/adviser/cases/{case_id}/history": PRINCIPAL,

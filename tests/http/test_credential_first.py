@@ -39,6 +39,11 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
         ("room_owner", "forbidden"),
     ),
     ("GET", "/v1/adviser/cases"): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
+    ("GET", "/v1/adviser/events"): (
+        ("nobody", "unauthenticated"),
+        ("stranger", "unauthenticated"),
+        ("room_owner", "forbidden"),
+    ),
     ("GET", CASE): (("nobody", "unauthenticated"), ("other_principal", "not_found")),
     ("GET", CASE + "/versions/{number}"): (
         ("nobody", "unauthenticated"),

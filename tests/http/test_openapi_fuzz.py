@@ -81,6 +81,8 @@ def credential_for(case: Case[Any], creds: Credentials) -> str | None:
         return creds.session_token
     if path == "/api/events":
         return None
+    if path == "/v1/adviser/events":
+        return None
     if path.startswith("/v1/adviser/"):
         if "{case_id}" in path:
             params["case_id"] = creds.case_id
