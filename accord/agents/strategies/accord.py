@@ -14,8 +14,9 @@ Why it plays as it does:
 - Nor does it concede below that estimate until late (HOLD): many opponents give way only near
   the deadline and accept there whatever clears their own reservation, so the seat that still
   stands near the fair point then is the one that gets it. In the last stretch its floor falls
-  part of the way to its reservation, for the opponents that concede only in answer to
-  concessions (tit-for-tat, MiCRO) and for a Nash estimate that is wrong.
+  a little toward its reservation, for a Nash estimate that is wrong; the opponents that
+  concede only in answer to concessions (tit-for-tat, MiCRO) then agree less often, a price
+  the deadline-acceptors more than repay.
 - The frequency model weighs early offers most (e^(-FADE t)): every opponent opens near its own
   top and then walks away from it, so late offers, however many, say little about what it
   likes. With one issue no frequency can rank the values, so the other side is assumed opposed.
@@ -56,8 +57,10 @@ FADE = 22.0
 """An offer made at time t counts `e^(-FADE t)`: early offers show the other side's top."""
 HOLD = 0.85
 """Until this time the schedule's floor is the estimated Nash point."""
-END_FLOOR = 0.4
-"""From HOLD to the deadline the floor falls to `r + END_FLOOR (nash - r)`."""
+END_FLOOR = 0.85
+"""From HOLD to the deadline the floor falls to `r + END_FLOOR (nash - r)`: little, since the
+agents that give way at the deadline take what still stands then, and only the few that concede
+solely in answer to concessions would have needed more."""
 TINY = 1e-6
 """Keeps the logarithms of the Nash product finite."""
 
