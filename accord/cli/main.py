@@ -13,6 +13,7 @@ from accord.app.check import check as run_check
 from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.cli import (
+    adviser,
     agent,
     bench,
     demo,
@@ -54,6 +55,7 @@ app.add_typer(merchants.app, name="merchants")
 app.add_typer(sessions.app, name="sessions")
 app.add_typer(principals.app, name="principals")
 app.add_typer(intro.app, name="intro")
+app.add_typer(adviser.app, name="adviser")
 app.add_typer(bench.app, name="bench")
 app.add_typer(agent.app, name="agent")
 app.command()(verify)

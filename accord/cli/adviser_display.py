@@ -1,0 +1,227 @@
+"""Adviser cases for a person at a terminal: short lines and small tables. Everything in a case is
+text someone typed (or a skill wrote), so it is shown as text, never obeyed: `clean` escapes
+control characters, and nothing is printed as markup."""
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.table import Table
+
+from accord.cli.output import clean, err, out
+
+Body = Mapping[str, Any]
+
+
+def say(text: str) -> None:
+    out.print(clean(text), markup=False, soft_wrap=True, highlight=False)
+
+
+def hint(text: str) -> None:
+    err.print(clean(text), markup=False, soft_wrap=True, highlight=False)
+
+
+def _grid(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, ids: int = 1) -> None:
+    """A table whose first `ids` columns (ids, copied by people) are never cut."""
+    grid = Table()
+    for index, column in enumerate(columns):
+        grid.add_column(column, no_wrap=index < ids)
+    for row in rows:
+        grid.add_row(*(clean("—" if value is None else value) for value in row))
+    out.print(grid, markup=False)
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "—"
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _member(body: Any, *path: str) -> Any:
+    """`body[path[0]][path[1]]…`, or None where a member is missing."""
+    for name in path:
+        if not isinstance(body, Mapping):
+            return None
+        body = body.get(name)
+    return body
+
+
+# -- a case --------------------------------------------------------------------------------------
+
+
+def print_case(case: Body) -> None:
+    """The Case: its state, then what waits for the user (questions, material changes, held
+    patches) and the preparation checks."""
+    _print_state(case.get("case_id"), case.get("state") or {})
+    _print_questions(case.get("questions") or [])
+    _print_changes(case.get("material_changes") or [])
+    _print_held(case.get("held") or [])
+    _print_checks(case.get("checks") or [])
+
+
+def print_version(body: Body) -> None:
+    """`{case_id, state_version, state}`: the case as it was."""
+    _print_state(body.get("case_id"), body.get("state") or {})
+
+
+def _print_state(case_id: Any, state: Body) -> None:
+    meta = state.get("meta") or {}
+    say(f"case {case_id}  {_text(meta.get('title'))}")
+    say(
+        f"  version {meta.get('state_version')}  {meta.get('lifecycle_stage')}  "
+        f"{meta.get('status')}  depth {meta.get('analysis_depth')}  "
+        f"updated {meta.get('updated_at')}"
+    )
+    objective = _member(state, "objective", "user_stated_objective")
+    say(f"objective: {_text(objective) if objective else 'not set'}")
+    say(f"BATNA: {_batna(_member(state, 'alternatives', 'user', 'batna'))}")
+    _print_topics(_member(state, "topics_targets_tradeoffs", "topics") or [])
+
+
+def _batna(batna: Any) -> str:
+    if not isinstance(batna, Mapping) or not (batna.get("description") or batna.get("value")):
+        return "not set"
+    parts = [_text(batna["description"])] if batna.get("description") else []
+    if batna.get("value"):
+        parts.append(f"value {_text(batna['value'])}")
+    return f"{', '.join(parts)} ({batna.get('evidence_status')})"
+
+
+def _print_topics(topics: Sequence[Any]) -> None:
+    if not topics:
+        say("topics: none yet")
+        return
+    say("topics:")
+    rows = [
+        (
+            t.get("topic_id"),
+            t.get("topic"),
+            t.get("priority"),
+            _member(t, "best_target", "value"),
+            _member(t, "minimum_acceptable", "value"),
+            t.get("status"),
+        )
+        for t in topics
+        if isinstance(t, Mapping)
+    ]
+    _grid(("id", "topic", "priority", "target", "minimum", "status"), rows)
+
+
+def _print_questions(questions: Sequence[Any]) -> None:
+    if not questions:
+        say("open questions: none")
+        return
+    say("open questions:")
+    for q in questions:
+        blocking = " (blocking)" if q.get("blocking") else ""
+        choices = q.get("choices")
+        choose = f" [{' | '.join(map(str, choices))}]" if choices else ""
+        say(f"  {q.get('question_id')}{blocking}  {_text(q.get('question'))}{choose}")
+        if q.get("decision_impact"):
+            say(f"    why it matters: {_text(q['decision_impact'])}")
+
+
+def _print_changes(changes: Sequence[Any]) -> None:
+    if not changes:
+        say("unseen material changes: none")
+        return
+    say("unseen material changes:")
+    for change in changes:
+        say(f"  {change_line(change)}")
+
+
+def change_line(change: Body) -> str:
+    fields = ", ".join(map(str, change.get("fields") or []))
+    return (
+        f"{change.get('change_id')}  version {change.get('state_version')}  "
+        f"{_text(change.get('summary'))}  (changed: {fields or '—'})"
+    )
+
+
+def _print_held(held: Sequence[Any]) -> None:
+    if not held:
+        say("held patches: none")
+        return
+    say("held patches (waiting for you to reconcile their finding):")
+    for item in held:
+        path = f"  {item['path']}" if item.get("path") else ""
+        say(f"  {item.get('patch_id')}  finding {item.get('finding_id')}{path}")
+
+
+def _print_checks(checks: Sequence[Any]) -> None:
+    for check in checks:
+        zone = check.get("zone")
+        between = f" [{_text(zone[0])} … {_text(zone[1])}]" if isinstance(zone, list) else ""
+        verdict = f"{check.get('verdict')}{between}"
+        say(f"check {check.get('check')} on {check.get('topic_id')}: {verdict}")
+
+
+# -- lists and history -------------------------------------------------------------------------
+
+
+def print_cases(cases: Sequence[Any]) -> None:
+    """One line per case, the title last (it is the one that may wrap)."""
+    if not cases:
+        hint("no cases yet: accord adviser new TITLE opens one")
+    for c in cases:
+        say(
+            f"{c.get('case_id')}  version {c.get('state_version')}  {c.get('lifecycle_stage')}  "
+            f"{c.get('status')}  {c.get('unseen_material_changes')} unseen  "
+            f"updated {c.get('updated_at')}  {_text(c.get('title'))}"
+        )
+
+
+def print_history(events: Sequence[Any]) -> None:
+    if not events:
+        hint("no events")
+    for event in events:
+        say(
+            f"{event.get('event_id')}  {event.get('timestamp')}  {event.get('type')}  "
+            f"{_text(event.get('summary'))}"
+        )
+        changes = event.get("state_changes") or []
+        if changes:
+            say(f"  changed: {', '.join(map(str, changes))}")
+        if event.get("rationale"):
+            say(f"  why: {_text(event['rationale'])}")
+        if event.get("source_ref"):
+            say(f"  source: {_text(event['source_ref'])}")
+
+
+# -- results of a write ------------------------------------------------------------------------
+
+
+def print_result(case_id: str, result: Body) -> None:
+    """A Result, one line per patch: applied (with the path it wrote), refused (code and
+    message), held, warnings; then the version and any material change."""
+    for item in result.get("applied") or []:
+        say(f"applied  {item.get('patch_id')}  {item.get('path')}")
+    for item in result.get("refused") or []:
+        say(f"refused  {item.get('patch_id')}  {item.get('code')}: {_text(item.get('message'))}")
+    for item in result.get("held") or []:
+        say(
+            f"held     {item.get('patch_id')}  until finding {item.get('finding_id')} is reconciled"
+        )
+    for item in result.get("warnings") or []:
+        say(f"warning  {item.get('patch_id')}  {item.get('code')}: {_text(item.get('message'))}")
+    version = result.get("state_version")
+    if result.get("applied"):
+        say(f"version {version}")
+    else:
+        say(f"no new version: the case stays at version {version}")
+    _print_material(case_id, result.get("material_change"))
+
+
+def print_closed(case_id: str, outcome: str, result: Body) -> None:
+    how = " without a deal" if outcome == "no_deal" else ""
+    say(f"case {case_id} closed{how} at version {result.get('state_version')}")
+    for item in result.get("warnings") or []:
+        say(f"warning  {item.get('code')}: {_text(item.get('message'))}")
+    _print_material(case_id, result.get("material_change"))
+
+
+def _print_material(case_id: str, change: Any) -> None:
+    if not isinstance(change, Mapping):
+        return
+    say(f"material change {change_line(change)}")
+    hint(f"once read: accord adviser seen {case_id} {change.get('change_id')}")
