@@ -3,9 +3,10 @@ current state at each read, never stored, so they can never disagree with it."""
 
 from typing import Any
 
+from accord.adviser import review
 from accord.adviser.deal import Topic
 from accord.adviser.state import NegotiationState
-from accord.adviser.values import at_least_as_good, read_topic_value, topic_kind
+from accord.adviser.values import at_least_as_good
 
 MATERIAL = ("critical", "high")
 
@@ -13,7 +14,7 @@ MATERIAL = ("critical", "high")
 def checks(state: NegotiationState) -> list[dict[str, Any]]:
     topics = state.topics_targets_tradeoffs.topics
     found = [_zopa(topic) for topic in topics if topic.priority in MATERIAL]
-    batna_topic = _batna_topic(state)
+    batna_topic = review.batna_topic(topics, state.alternatives.user.batna)
     if batna_topic is not None:
         found.append(_minimum_vs_batna(batna_topic, state.alternatives.user.batna.value))
     return found
@@ -42,21 +43,3 @@ def _minimum_vs_batna(topic: Topic, batna: str | None) -> dict[str, Any]:
         "topic_id": topic.topic_id,
         "verdict": "unknown" if verdict is None else ("ok" if verdict else "below_batna"),
     }
-
-
-def _batna_topic(state: NegotiationState) -> Topic | None:
-    """The BATNA's topic: named by `x_accord.topic_ref`, else the only critical topic whose kind
-    the BATNA value reads as."""
-    batna = state.alternatives.user.batna
-    topics = state.topics_targets_tradeoffs.topics
-    if batna.x_accord is not None:
-        return next((t for t in topics if t.topic_id == batna.x_accord.topic_ref), None)
-    if batna.value is None:
-        return None
-    fitting = [
-        t
-        for t in topics
-        if t.priority == "critical" and read_topic_value(t, batna.value) is not None
-    ]
-    fitting = [t for t in fitting if topic_kind(t) != "text"]
-    return fitting[0] if len(fitting) == 1 else None

@@ -7,6 +7,7 @@ from pydantic import Field, JsonValue
 
 from accord.adviser.enums import AnalysisDepth
 from accord.adviser.patches import Patch
+from accord.adviser.review import Offer
 from accord.adviser.wire import Wire
 from accord.core.strict import Strict
 
@@ -34,6 +35,18 @@ class CloseInput(Strict):
 class AnswerInput(Strict):
     question_id: str = Field(min_length=1, max_length=64)
     answer: JsonValue
+
+
+class ReviewInput(Strict):
+    offer: Offer
+
+
+class OverrideInput(Strict):
+    """The user accepting against the review's recommendation, on the record."""
+
+    decision: Literal["accept"]
+    reason: str = Field(min_length=1, max_length=2000)
+    new_evidence: str | None = Field(default=None, max_length=4000)
 
 
 class Empty(Strict):

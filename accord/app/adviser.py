@@ -15,9 +15,17 @@ from sqlalchemy import Connection
 from accord.adviser.checks import checks
 from accord.adviser.export import brief
 from accord.adviser.intake import INTAKE, intake
-from accord.adviser.patches import USER, SetContext, Verdicts, validate
+from accord.adviser.patches import USER, Author, Patch, SetContext, Verdicts, validate
 from accord.adviser.questions import Question, answer_patch, answer_problem, obsolete
-from accord.adviser.requests import AnswerInput, CaseInput, CloseInput, PatchSet
+from accord.adviser.requests import (
+    AnswerInput,
+    CaseInput,
+    CloseInput,
+    OverrideInput,
+    PatchSet,
+    ReviewInput,
+)
+from accord.adviser.review import review_patches
 from accord.adviser.state import NegotiationState
 from accord.adviser.versions import Version, next_version, version_one
 from accord.app.identity import PrincipalCaller
@@ -37,6 +45,7 @@ NOT_FOUND = "No case of yours has this id; GET /v1/adviser/cases lists yours."
 """One message for an unknown id and another principal's case: they must not differ."""
 CLOSED = "This case is closed and stays as it was; open a new case to go on."
 CLOSING = {"closed": "CLOSED", "no_deal": "NO_DEAL"}
+DEAL_REVIEW = Author("F08", writes=("/deal_review", "/meta/lifecycle_stage"))
 PREPARATION = ("NEW", "TRIAGE", "PREPARING", "QUICK_ADVICE")
 """Intake runs with an answer while the lifecycle is before STRATEGY_READY."""
 
@@ -246,6 +255,82 @@ class Adviser:
 
         return self._write(txn)
 
+    def review(self, caller: PrincipalCaller, case_id: str, body: ReviewInput) -> JSONBody:
+        """A run of F08 on an offer: the review is a version of its own, and clears an earlier
+        override."""
+
+        def txn(conn: Connection) -> JSONBody:
+            row = _own(conn, caller, case_id, Action.WRITE, lock=True)
+            _open(row)
+            state = _state(conn, case_id, row.state_version)
+            request_id = new_id("run")
+            patches = review_patches(NegotiationState.model_validate(state), body.offer, request_id)
+            context = SetContext(state, row.state_version, DEAL_REVIEW)
+            verdicts = validate(context, patches)
+            assert not verdicts.refused, verdicts.refused  # F08 writes only what it declares
+            made = next_version(
+                state,
+                verdicts,
+                self._clock(),
+                cause="deal_review",
+                summary="Deal review",
+                source_ref=f"F08:{request_id}",
+            )
+            result = self._record(conn, row, verdicts, made)
+            assert made is not None
+            deal_review = made.document["deal_review"]
+            self._emit(
+                conn,
+                [
+                    adviser_event(
+                        row.principal_id,
+                        "deal_review",
+                        case_id,
+                        recommendation=deal_review["recommendation"],
+                    )
+                ],
+            )
+            response = _skill_response(request_id, row.state_version, deal_review, patches)
+            return {**result, "deal_review": deal_review, "response": response}
+
+        return self._write(txn)
+
+    def override(self, caller: PrincipalCaller, case_id: str, body: OverrideInput) -> JSONBody:
+        """The user accepts against a recommendation other than accept: recorded, never
+        silent."""
+
+        def txn(conn: Connection) -> JSONBody:
+            row = _own(conn, caller, case_id, Action.WRITE, lock=True)
+            _open(row)
+            state = _state(conn, case_id, row.state_version)
+            recommendation = state["deal_review"]["recommendation"]
+            if recommendation in (None, "accept"):
+                raise refuse(
+                    RefusalCode.NOTHING_TO_OVERRIDE,
+                    "There is no deal review recommending other than accept to override.",
+                )
+            document = {**state, "deal_review": {**state["deal_review"]}}
+            document["meta"] = {**state["meta"]}
+            document["history"] = {"material_events": list(state["history"]["material_events"])}
+            document["deal_review"]["override"] = {
+                "occurred": True,
+                "user_reason": body.reason,
+                "new_evidence": body.new_evidence,
+                "timestamp": format_time(self._clock()),
+            }
+            made = next_version(
+                state,
+                Verdicts(document),
+                self._clock(),
+                cause="override",
+                summary=f"Accepted against a recommendation to {recommendation}",
+                rationale=body.reason,
+                extra_changes=("/deal_review/override",),
+            )
+            return self._record(conn, row, Verdicts(document), made)
+
+        return self._write(txn)
+
     def seen(self, caller: PrincipalCaller, case_id: str, change_id: str) -> JSONBody:
         def txn(conn: Connection) -> JSONBody:
             row = _own(conn, caller, case_id, Action.WRITE, lock=True)
@@ -354,6 +439,38 @@ def _closed(state: dict[str, Any], outcome: str) -> dict[str, Any]:
     document["meta"]["status"] = outcome
     document["meta"]["lifecycle_stage"] = CLOSING[outcome]
     return document
+
+
+def _skill_response(
+    request_id: str, based_on: int, deal_review: JSONBody, patches: Sequence[Patch]
+) -> JSONBody:
+    """F08's run as the skill contract's SKILL_RESPONSE."""
+    return {
+        "skill_id": "F08",
+        "request_id": request_id,
+        "based_on_state_version": based_on,
+        "summary": {"conclusion": deal_review["reviewer_rationale"], "confidence": "medium"},
+        "findings": [],
+        "recommendations": [
+            {
+                "recommendation_id": "recommendation-1",
+                "recommendation": deal_review["recommendation"],
+                "rationale": deal_review["reviewer_rationale"],
+                "priority": "high",
+            }
+        ],
+        "proposed_state_patch": [
+            p.model_dump(mode="json", exclude={"x_finding_id"}) for p in patches
+        ],
+        "questions": [],
+        "warnings": [],
+        "conflicts_with_state": [],
+        "material_change_candidate": {
+            "triggered": True,
+            "fields": ["/deal_review/recommendation"],
+            "explanation": "A deal review's recommendation is material.",
+        },
+    }
 
 
 def _status(question: Question, made: Version | None) -> Question:

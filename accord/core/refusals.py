@@ -57,6 +57,7 @@ class RefusalCode(StrEnum):
     NEGOTIATION_OPEN = "negotiation_open"
     CASE_CLOSED = "case_closed"
     QUESTION_NOT_OPEN = "question_not_open"
+    NOTHING_TO_OVERRIDE = "nothing_to_override"
     INTERNAL = "internal"
 
 

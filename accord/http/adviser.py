@@ -8,7 +8,15 @@ from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 from fastapi.responses import PlainTextResponse
 from sse_starlette import EventSourceResponse
 
-from accord.adviser.requests import AnswerInput, CaseInput, CloseInput, Empty, PatchSet
+from accord.adviser.requests import (
+    AnswerInput,
+    CaseInput,
+    CloseInput,
+    Empty,
+    OverrideInput,
+    PatchSet,
+    ReviewInput,
+)
 from accord.app.adviser import Adviser
 from accord.app.events import PrincipalAudience
 from accord.app.identity import PrincipalCaller
@@ -118,6 +126,23 @@ def post_seen(
     case_id: str, change_id: str, body: Empty, request: Request, caller: CaseOwner
 ) -> dict[str, Any]:
     return _adviser(request).seen(caller, case_id, change_id)
+
+
+@router.post(CASES + "/{case_id}/deal-review", summary="Review an offer (F08; owner key)")
+def post_review(
+    case_id: str, body: ReviewInput, request: Request, caller: CaseOwner
+) -> dict[str, Any]:
+    return _adviser(request).review(caller, case_id, body)
+
+
+@router.post(
+    CASES + "/{case_id}/deal-review/override",
+    summary="Accept against the review's recommendation, on the record (owner key)",
+)
+def post_override(
+    case_id: str, body: OverrideInput, request: Request, caller: CaseOwner
+) -> dict[str, Any]:
+    return _adviser(request).override(caller, case_id, body)
 
 
 @router.post(CASES + "/{case_id}/close", summary="Close a case for good (owner key)")

@@ -615,6 +615,11 @@ class AnswerResult(PatchResult):
     question: CaseQuestion
 
 
+class ReviewResult(PatchResult):
+    deal_review: dict[str, Any] = Field(description="The new /deal_review.")
+    response: dict[str, Any] = Field(description="F08's SKILL_RESPONSE.")
+
+
 class ChangeSeen(Described):
     change_id: str
     seen: Literal[True]

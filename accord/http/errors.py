@@ -66,6 +66,7 @@ STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
     RefusalCode.NEGOTIATION_OPEN: 409,
     RefusalCode.CASE_CLOSED: 409,
     RefusalCode.QUESTION_NOT_OPEN: 409,
+    RefusalCode.NOTHING_TO_OVERRIDE: 409,
     RefusalCode.INTERNAL: 500,
 }
 

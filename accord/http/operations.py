@@ -245,6 +245,12 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
     "POST /v1/adviser/cases/{case_id}/material-changes/{change_id}/seen": Operation(
         {200: answers.ChangeSeen}, frozenset({C.NOT_FOUND, C.CASE_CLOSED})
     ),
+    "POST /v1/adviser/cases/{case_id}/deal-review": Operation(
+        {200: answers.ReviewResult}, frozenset({C.CASE_CLOSED})
+    ),
+    "POST /v1/adviser/cases/{case_id}/deal-review/override": Operation(
+        {200: answers.PatchResult}, frozenset({C.CASE_CLOSED, C.NOTHING_TO_OVERRIDE})
+    ),
     "POST /v1/adviser/cases/{case_id}/close": Operation(
         {200: answers.PatchResult}, frozenset({C.CASE_CLOSED})
     ),

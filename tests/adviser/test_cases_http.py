@@ -389,3 +389,73 @@ def test_the_adviser_stream_tells_ids_and_versions_to_the_principal_alone(
     intro = client.stream("GET", "/api/events", headers=key(ada.owner_key), timeout=2)
     with intro as response, pytest.raises(httpx.ReadTimeout):
         EventStream(response).next_frame()
+
+
+def test_an_offer_reviewed_and_accepted_against_the_review_on_the_record(
+    client: httpx.Client, ada: Principal
+) -> None:
+    case_id = open_case(client, ada)["case_id"]
+    send(
+        client,
+        ada,
+        case_id,
+        1,
+        add("t", "/topics_targets_tradeoffs/topics/-", SALARY),
+        add("b", "/alternatives/user/batna/value", "USD 125,000.00"),
+        add("s", "/strategy/current_strategy", "Anchor at 150k"),
+    )
+    early = client.post(
+        f"{CASES}/{case_id}/deal-review/override",
+        json={"decision": "accept", "reason": "x"},
+        headers=key(ada.owner_key),
+    )
+    assert (early.status_code, early.json()["error"]["code"]) == (409, "nothing_to_override")
+
+    reviewed = client.post(
+        f"{CASES}/{case_id}/deal-review",
+        json={"offer": {"terms": {"topic-1": "USD 120,000.00"}}},
+        headers=key(ada.owner_key),
+    )
+    assert reviewed.status_code == 200, reviewed.text
+    body = reviewed.json()
+    review = body["deal_review"]
+    assert (review["recommendation"], review["status"]) == ("reject", "fail")
+    assert review["batna_test"] == "fail" and review["priority_topic_test"] == "fail"
+    assert review["offer_reviewed"] == "topic-1: USD 120,000.00"
+    assert body["response"]["skill_id"] == "F08"
+    assert body["material_change"] is not None
+    state = client.get(f"{CASES}/{case_id}", headers=key(ada.owner_key)).json()["state"]
+    assert state["meta"]["lifecycle_stage"] == "DEAL_REVIEW"
+    assert "150k" not in reviewed.text  # the review never reads the strategy
+
+    overridden = client.post(
+        f"{CASES}/{case_id}/deal-review/override",
+        json={"decision": "accept", "reason": "A sign-on bonus makes up the gap"},
+        headers=key(ada.owner_key),
+    )
+    assert overridden.status_code == 200, overridden.text
+    state = client.get(f"{CASES}/{case_id}", headers=key(ada.owner_key)).json()["state"]
+    override = state["deal_review"]["override"]
+    assert override["occurred"] is True
+    assert override["user_reason"] == "A sign-on bonus makes up the gap"
+    assert state["history"]["material_events"][-1]["type"] == "override"
+    # the user cannot write the review themselves
+    forgery = {
+        "patch_id": "f",
+        "operation": "UPDATE_WITH_EVIDENCE",
+        "path": "/deal_review/recommendation",
+        "proposed_value": "accept",
+        "basis": "I say so",
+    }
+    forged = send(client, ada, case_id, state["meta"]["state_version"], forgery)
+    assert [r["code"] for r in forged.json()["refused"]] == ["path_not_allowed"]
+
+    again = client.post(
+        f"{CASES}/{case_id}/deal-review",
+        json={"offer": {"terms": {"topic-1": "USD 145,000.00"}}},
+        headers=key(ada.owner_key),
+    ).json()
+    # every term now passes, but who approves on their side is unknown: find that out first
+    assert again["deal_review"]["recommendation"] == "get_information"
+    assert again["deal_review"]["implementation_test"] == "unknown"
+    assert again["deal_review"]["override"]["occurred"] is False  # a new review clears it

@@ -110,6 +110,8 @@ MATRIX: Final[dict[str, Expected]] = {
     "POST /v1/adviser/cases/{case_id}/patches": PRINCIPAL_OWNER,
     "POST /v1/adviser/cases/{case_id}/answers": PRINCIPAL_OWNER,
     "POST /v1/adviser/cases/{case_id}/material-changes/{change_id}/seen": PRINCIPAL_OWNER,
+    "POST /v1/adviser/cases/{case_id}/deal-review": PRINCIPAL_OWNER,
+    "POST /v1/adviser/cases/{case_id}/deal-review/override": PRINCIPAL_OWNER,
     "POST /v1/adviser/cases/{case_id}/close": PRINCIPAL_OWNER,
     "GET /.well-known/jwks.json": PUBLIC,
     "GET /healthz": PUBLIC,

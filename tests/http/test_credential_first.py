@@ -54,6 +54,8 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
     ("POST", CASE + "/patches"): OWNER_ONLY,
     ("POST", CASE + "/answers"): OWNER_ONLY,
     ("POST", CASE + "/material-changes/{change_id}/seen"): OWNER_ONLY,
+    ("POST", CASE + "/deal-review"): OWNER_ONLY,
+    ("POST", CASE + "/deal-review/override"): OWNER_ONLY,
     ("POST", CASE + "/close"): OWNER_ONLY,
     ("GET", ROOM): (("nobody", "unauthenticated"), ("other_room_owner", "forbidden")),
     ("POST", ROOM + "/moves"): (
