@@ -19,8 +19,16 @@ from accord.adviser.pointers import (
     render,
     valid_id,
 )
-from accord.adviser.schema import NoEmptyValue, Shape, empty, members, optional_members, shape_of
+from accord.adviser.schema import (
+    BadValue,
+    Shape,
+    complete,
+    is_empty,
+    members,
+    shape_of,
+)
 from accord.adviser.state import NegotiationState
+from accord.adviser.words import warning_for
 from accord.core.strict import Strict
 
 ROOT = shape_of(NegotiationState)
@@ -82,15 +90,6 @@ PRECOMMITTED = tuple(
 LATER_CHANGES = parse("/precommitment/later_changes")
 CONTRADICTIONS = "/evidence_register/contradictions/-"
 ROLEPLAY_SOURCES = ("roleplay:", "llm:")
-ALTERNATIVE_WORDS = (
-    "batna",
-    "walk away",
-    "another offer",
-    "other buyer",
-    "other supplier",
-    "instead",
-)
-OPTION_WORDS = ("in exchange", "if they agree", "we offer", "package")
 
 
 class Patch(Strict):
@@ -279,7 +278,7 @@ def _check(
     if patch.operation == "ADD" and not location.appends and not is_empty(old, location.shape):
         raise Refused("field_already_set", f"{render(pointer)} is already set: update it")
     _check_precommitment(context, pointer, before, after, partner)
-    _check_evidence(context, before, location, patch, old, new)
+    _check_evidence(context, before, after, location, patch, old, new)
     return after, location, _warnings(pointer, patch)
 
 
@@ -340,8 +339,8 @@ def _write(location: Location, patch: Patch) -> str | None:
         assert isinstance(container, list)
         try:
             item = complete(location.shape, value, container)
-        except Refused as refusal:
-            return refusal.message
+        except BadValue as error:
+            return str(error)
         container.append(item)
         return None
     if patch.operation == "SUPERSEDE" and not location.in_list:
@@ -351,55 +350,14 @@ def _write(location: Location, patch: Patch) -> str | None:
     siblings = container if isinstance(container, list) else None
     try:
         new = complete(location.shape, value, siblings, keep=location.get())
-    except Refused as refusal:
-        return refusal.message
+    except BadValue as error:
+        return str(error)
     if isinstance(container, list):
         assert isinstance(location.key, int)
         container[location.key] = new
     else:
         container[str(location.key)] = new
     return None
-
-
-def complete(shape: Shape, value: Any, siblings: list[Any] | None = None, keep: Any = None) -> Any:
-    """A written value with its left-out members filled empty, and an item's id given (`topic-3`,
-    the first free) or kept from the item it replaces."""
-    if shape.kind == "list" and isinstance(value, list):
-        items: list[Any] = []
-        for item in value:
-            items.append(complete(shape.item, item, items) if shape.item else item)
-        return items
-    if shape.kind != "model" or not isinstance(value, dict):
-        return value
-    assert shape.model is not None
-    skip = optional_members(shape.model)
-    done: dict[str, Any] = {}
-    for key, member in members(shape.model).items():
-        if key in value:
-            done[key] = complete(member, value[key])
-        elif key in skip:
-            continue
-        elif key == shape.id_member and siblings is not None:
-            done[key] = keep[key] if isinstance(keep, dict) else _free_id(key, siblings)
-        else:
-            try:
-                done[key] = empty(member)
-            except NoEmptyValue:
-                raise Refused("invalid_value", f"{key} is required") from None
-    done.update({k: v for k, v in value.items() if k not in done})  # the model refuses these
-    if (
-        isinstance(keep, dict)
-        and shape.id_member
-        and done.get(shape.id_member) != keep.get(shape.id_member)
-    ):
-        raise Refused("invalid_value", f"an item keeps its {shape.id_member}")
-    return done
-
-
-def _free_id(member: str, siblings: list[Any]) -> str:
-    stem = member.removesuffix("_id")
-    taken = {item.get(member) for item in siblings if isinstance(item, dict)}
-    return next(f"{stem}-{n}" for n in range(1, len(taken) + 2) if f"{stem}-{n}" not in taken)
 
 
 def _accepts(before: dict[str, Any], after: dict[str, Any]) -> bool:
@@ -511,16 +469,6 @@ def _ids(document: dict[str, Any], section: str, name: str, member: str) -> set[
     return {item[member] for item in document[section][name]}
 
 
-def is_empty(value: Any, shape: Shape) -> bool:
-    """adviser-api.md, Version 1: null, [], false, UNKNOWN, unknown or the version-1 value; an
-    object while all its members are."""
-    if value in (None, [], False, "UNKNOWN", "unknown", "not_run", "not_required", "not_used"):
-        return True
-    if isinstance(value, dict) and shape.model is not None:
-        return all(is_empty(value.get(key), member) for key, member in members(shape.model).items())
-    return False
-
-
 def _check_precommitment(
     context: SetContext,
     pointer: tuple[str, ...],
@@ -578,12 +526,14 @@ def _logs(patch: Patch, keys: set[str]) -> bool:
 def _check_evidence(
     context: SetContext,
     before: dict[str, Any],
+    after: dict[str, Any],
     location: Location,
     patch: Patch,
     old: Any,
     new: Any,
 ) -> None:
-    raised = [(was, now) for was, now in _statuses(old, new) if _rank(now) > _rank(was)]
+    leaf = location.canonical[-1] if location.canonical else ""
+    raised = [(was, now) for was, now in _statuses(old, new, leaf) if _rank(now) > _rank(was)]
     roleplay_items = {
         item["evidence_id"]
         for item in before["evidence_register"]["items"]
@@ -593,9 +543,10 @@ def _check_evidence(
         context.author.red_team
         or context.author.holds_all
         or any(str(s).startswith(ROLEPLAY_SOURCES) for s in _sources(new))
+        or any(str(s).startswith(ROLEPLAY_SOURCES) for s in _enclosing_sources(after, location))
         or (bool(patch.evidence_refs) and set(patch.evidence_refs) <= roleplay_items)
     )
-    if from_roleplay and any(_rank(now) > 1 for _, now in _statuses(None, new)):
+    if from_roleplay and any(_rank(now) > 1 for _, now in _statuses(None, new, leaf)):
         raise Refused("roleplay_not_evidence", "role-play output stays at HYPOTHESIS at most")
     needs = patch.operation in ("UPDATE_WITH_EVIDENCE", "SUPERSEDE") or bool(raised)
     if needs and not patch.basis.strip() and not patch.evidence_refs:
@@ -604,6 +555,32 @@ def _check_evidence(
     missing = [ref for ref in patch.evidence_refs if ref not in known]
     if missing:
         raise Refused("evidence_required", f"no evidence item {missing[0]!r}")
+
+
+def _enclosing_sources(after: dict[str, Any], location: Location) -> Iterator[Any]:
+    """The `source_ref` of each object the write lands inside: raising the status of an item
+    that came from role-play is role-play output too."""
+    node: Any = after
+    for token in location.canonical[:-1]:
+        if isinstance(node, dict):
+            yield node.get("source_ref")
+            node = node.get(token)
+        elif isinstance(node, list):
+            node = _item(node, token)
+    if isinstance(node, dict):
+        yield node.get("source_ref")
+
+
+def _item(items: list[Any], token: str) -> Any:
+    """A list's item by the canonical pointer's segment: its id, or its position."""
+    for item in items:
+        if isinstance(item, dict) and any(
+            k.endswith("_id") and v == token for k, v in item.items()
+        ):
+            return item
+    if token.isdigit() and int(token) < len(items):
+        return items[int(token)]
+    return None
 
 
 def _rank(status: Any) -> int:
@@ -640,31 +617,5 @@ def _sources(value: Any) -> Iterator[Any]:
 
 
 def _warnings(pointer: tuple[str, ...], patch: Patch) -> list[Warning]:
-    """Words never refuse; they warn (adviser-api.md, Patches)."""
-    text = " ".join(_strings(patch.proposed_value)).lower()
-    if pointer[:1] == ("options",) and any(w in text for w in ALTERNATIVE_WORDS):
-        return [
-            Warning(
-                patch.patch_id,
-                "looks_like_alternative",
-                "this reads like an alternative to agreement",
-            )
-        ]
-    if pointer[:1] == ("alternatives",) and any(w in text for w in OPTION_WORDS):
-        return [
-            Warning(
-                patch.patch_id, "looks_like_option", "this reads like an option inside an agreement"
-            )
-        ]
-    return []
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for inner in value.values():
-            yield from _strings(inner)
-    elif isinstance(value, list):
-        for inner in value:
-            yield from _strings(inner)
+    found = warning_for(pointer, patch.proposed_value)
+    return [] if found is None else [Warning(patch.patch_id, *found)]

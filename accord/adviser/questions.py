@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from accord.adviser.patches import ROOT, Operation, Patch, is_empty
+from accord.adviser.patches import ROOT, Operation, Patch
 from accord.adviser.pointers import PointerError, locate
-from accord.adviser.schema import Shape, members
+from accord.adviser.schema import Shape, is_empty, members
 from accord.adviser.values import read_date, read_money, read_number
 
 Kind = Literal["text", "enum", "money", "number", "date", "boolean", "list"]
@@ -79,7 +79,7 @@ def answer_problem(question: Question, answer: Any) -> str | None:
         return None if isinstance(answer, bool) else "true or false"
     if kind == "list":
         ok = isinstance(answer, list) and all(isinstance(a, str) and a.strip() for a in answer)
-        return None if ok else "a list of strings"
+        return None if ok and answer else "a non-empty list of strings"
     if not isinstance(answer, str) or not answer.strip():
         return "a non-empty string"
     if len(answer) > 4000:

@@ -98,7 +98,11 @@ def optional_members(model: type[BaseModel]) -> frozenset[str]:
     )
 
 
-class NoEmptyValue(Exception):
+class BadValue(ValueError):
+    """A written value that cannot stand where it is written."""
+
+
+class NoEmptyValue(BadValue):
     """The member has no empty form: whoever adds its object must give it."""
 
 
@@ -132,3 +136,54 @@ def has_empty(shape: Shape) -> bool:
     except NoEmptyValue:
         return False
     return True
+
+
+def complete(shape: Shape, value: Any, siblings: list[Any] | None = None, keep: Any = None) -> Any:
+    """A written value with its left-out members filled empty, and an item's id given (`topic-3`,
+    the first free) or kept from the item it replaces."""
+    if shape.kind == "list" and isinstance(value, list):
+        items: list[Any] = []
+        for item in value:
+            items.append(complete(shape.item, item, items) if shape.item else item)
+        return items
+    if shape.kind != "model" or not isinstance(value, dict):
+        return value
+    assert shape.model is not None
+    skip = optional_members(shape.model)
+    done: dict[str, Any] = {}
+    for key, member in members(shape.model).items():
+        if key in value:
+            done[key] = complete(member, value[key])
+        elif key in skip:
+            continue
+        elif key == shape.id_member and siblings is not None:
+            done[key] = keep[key] if isinstance(keep, dict) else _free_id(key, siblings)
+        else:
+            try:
+                done[key] = empty(member)
+            except NoEmptyValue:
+                raise NoEmptyValue(f"{key} is required") from None
+    done.update({k: v for k, v in value.items() if k not in done})  # the model refuses these
+    if (
+        isinstance(keep, dict)
+        and shape.id_member
+        and done.get(shape.id_member) != keep.get(shape.id_member)
+    ):
+        raise BadValue(f"an item keeps its {shape.id_member}")
+    return done
+
+
+def _free_id(member: str, siblings: list[Any]) -> str:
+    stem = member.removesuffix("_id")
+    taken = {item.get(member) for item in siblings if isinstance(item, dict)}
+    return next(f"{stem}-{n}" for n in range(1, len(taken) + 2) if f"{stem}-{n}" not in taken)
+
+
+def is_empty(value: Any, shape: Shape) -> bool:
+    """adviser-api.md, Version 1: null, [], false, UNKNOWN, unknown or the version-1 value; an
+    object while all its members are."""
+    if value in (None, [], False, "UNKNOWN", "unknown", "not_run", "not_required", "not_used"):
+        return True
+    if isinstance(value, dict) and shape.model is not None:
+        return all(is_empty(value.get(key), member) for key, member in members(shape.model).items())
+    return False

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from accord.adviser.patches import ROOT, Verdicts, complete
+from accord.adviser.patches import ROOT, Verdicts
 from accord.adviser.pointers import parse
+from accord.adviser.schema import complete
 from accord.core.times import format_time
 
 CAUSES = frozenset(

@@ -206,7 +206,7 @@ class Adviser:
             mine = answer_patch(question, body.answer, state)
             verdicts = validate(SetContext(state, row.state_version, USER), [mine])
             run = None
-            if state["meta"]["lifecycle_stage"] in PREPARATION:
+            if verdicts.applied and state["meta"]["lifecycle_stage"] in PREPARATION:
                 run = intake(
                     verdicts.document, answered=True, depth_given=row.depth_given, known=asked
                 )
@@ -225,12 +225,13 @@ class Adviser:
             )
             result = self._record(conn, row, verdicts, made)
             now = format_time(self._clock())
-            if made is not None:
+            answered = bool(verdicts.applied) and verdicts.applied[0][0] == mine.patch_id
+            if answered:
                 rows.set_question_status(conn, case_id, question.question_id, "answered", now)
             if run is not None:
                 self._ask(conn, row.principal_id, case_id, run.questions, len(asked), now)
-            answered = {**asked, question.question_id: _status(question, made)}
-            return {**result, "question": answered[question.question_id].as_json()}
+            shown = replace(question, status="answered") if answered else question
+            return {**result, "question": shown.as_json()}
 
         return self._write(txn)
 
@@ -471,10 +472,6 @@ def _skill_response(
             "explanation": "A deal review's recommendation is material.",
         },
     }
-
-
-def _status(question: Question, made: Version | None) -> Question:
-    return replace(question, status="answered") if made is not None else question
 
 
 def _summary(verdicts: Verdicts) -> str:

@@ -4,10 +4,11 @@ control characters, and nothing is printed as markup."""
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from rich.table import Table
 
+from accord.adviser.review import ABOUT, TESTS
 from accord.cli.output import clean, err, out
 
 Body = Mapping[str, Any]
@@ -156,6 +157,41 @@ def _print_checks(checks: Sequence[Any]) -> None:
         say(f"check {check.get('check')} on {check.get('topic_id')}: {verdict}")
 
 
+# -- questions and answers -----------------------------------------------------------------------
+
+
+def question_line(question: Body) -> str:
+    """`Q-relationship  enum [low | medium | high]  How much…`: the id, the kind with its
+    choices or currency, `blocking` when advice waits on it, and the question."""
+    kind = str(question.get("kind"))
+    choices = question.get("choices")
+    if choices:
+        kind += f" [{' | '.join(map(str, choices))}]"
+    if question.get("currency"):
+        kind += f" {question['currency']}"
+    blocking = "  blocking" if question.get("blocking") else ""
+    return f"{question.get('question_id')}  {kind}{blocking}  {_text(question.get('question'))}"
+
+
+def print_questions(case_id: str, questions: Sequence[Any]) -> None:
+    if not questions:
+        hint("no open questions")
+        return
+    for question in questions:
+        say(question_line(question))
+    hint(f"answer one: accord adviser answer {case_id} QUESTION_ID ANSWER")
+
+
+def print_answered(case_id: str, result: Body, still_open: Sequence[Any]) -> None:
+    """The answer's Result, then the questions open now (intake may have asked more)."""
+    question = result.get("question") or {}
+    say(f"question {question.get('question_id')}: {question.get('status')}")
+    print_result(case_id, result)
+    say("open questions:" if still_open else "open questions: none")
+    for item in still_open:
+        say(f"  {question_line(item)}")
+
+
 # -- lists and history -------------------------------------------------------------------------
 
 
@@ -225,3 +261,44 @@ def _print_material(case_id: str, change: Any) -> None:
         return
     say(f"material change {change_line(change)}")
     hint(f"once read: accord adviser seen {case_id} {change.get('change_id')}")
+
+
+# -- the deal review -----------------------------------------------------------------------------
+
+OUTCOMES: Final = ("fail", "unknown", "conditional", "pass", "not_run")
+"""A review's tests are shown in this order of outcome, then in the spec's order."""
+
+
+def print_review(case_id: str, result: Body) -> None:
+    """The recommendation, each test with what it checks, the conditions to confirm and the
+    rationale; then the version and any material change."""
+    review = result.get("deal_review") or {}
+    recommendation = review.get("recommendation")
+    say(f"recommendation: {recommendation}  (status {review.get('status')})")
+    say(f"offer: {_text(review.get('offer_reviewed'))}")
+    ranked = sorted(TESTS, key=lambda t: _rank(review.get(t)))
+    for test in ranked:
+        say(f"  {review.get(test)!s:<11}  {test:<25}  {ABOUT[test]}")
+    conditions = review.get("conditions") or []
+    say("conditions to confirm:" if conditions else "conditions to confirm: none")
+    for condition in conditions:
+        say(f"  - {_text(condition)}")
+    say(f"why: {_text(review.get('reviewer_rationale'))}")
+    say(f"version {result.get('state_version')}")
+    _print_material(case_id, result.get("material_change"))
+    if recommendation not in (None, "accept"):
+        hint(f"to accept all the same, on the record: accord adviser override {case_id} --reason …")
+
+
+def _rank(outcome: Any) -> int:
+    return OUTCOMES.index(outcome) if outcome in OUTCOMES else len(OUTCOMES)
+
+
+def print_override(case_id: str, result: Body) -> None:
+    say(
+        f"override recorded at version {result.get('state_version')}: you accept against the "
+        "review's recommendation"
+    )
+    for item in result.get("warnings") or []:
+        say(f"warning  {item.get('code')}: {_text(item.get('message'))}")
+    _print_material(case_id, result.get("material_change"))

@@ -409,6 +409,17 @@ REFUSALS: list[tuple[str, Author, Patch, str]] = [
         "roleplay_not_evidence",
     ),
     (
+        "a role-play item raised through its status",
+        USER,
+        patch(
+            "UPDATE_WITH_EVIDENCE",
+            "/evidence_register/items/evidence-2/evidence_status",
+            "SUPPORTED_INFERENCE",
+            basis="it felt right",
+        ),
+        "roleplay_not_evidence",
+    ),
+    (
         "an update without a reason",
         USER,
         patch("UPDATE_WITH_EVIDENCE", "/objective/desired_outcome", "x"),

@@ -1,6 +1,7 @@
 """`accord adviser` through its real entry point against a live server: a case from `new` to
-`close` as a person reads it, `--json` equal to the API's body, the server's refusals said once on
-stderr (exit 1), and a patch file that cannot be read said as a usage error (exit 2)."""
+`close` as a person reads it, its questions and answers, its brief, a deal review and its
+override; `--json` equal to the API's body, the server's refusals said once on stderr (exit 1),
+and a file or an option that cannot be read said as a usage error (exit 2)."""
 
 import json
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from accord.app.principals import Principals
+from accord.cli.adviser_review import answer_value
 from accord.cli.main import app
 from accord.core.times import format_time
 from accord.store.database import Database
@@ -45,6 +47,7 @@ PATCHES: list[dict[str, Any]] = [
     {"patch_id": "p3", "operation": "ADD", "path": "/objective/colour", "proposed_value": "red"},
 ]
 RESULT_MEMBERS = {"applied", "refused", "held", "warnings", "state_version", "material_change"}
+DESCRIPTION = "A van for the shop, this month"
 
 
 @dataclass
@@ -68,11 +71,14 @@ class Someone:
         return self.run(self.principal.agent_key, *args)
 
     def api(self, path: str) -> Any:
+        return self.api_response(path).json()
+
+    def api_response(self, path: str) -> httpx.Response:
         client = self.server.client(self.principal.agent_key)
         self.clients.append(client)
         response = client.get(f"/v1/adviser/cases{path}")
         assert response.status_code == 200, response.text
-        return response.json()
+        return response
 
 
 @pytest.fixture
@@ -329,6 +335,202 @@ def test_malformed_json_on_stdin_is_a_usage_error(ada: Someone) -> None:
     assert "- is not JSON" in stderr
 
 
+# -- questions and answers -----------------------------------------------------------------------
+
+
+def test_the_open_questions_and_an_answer(ada: Someone) -> None:
+    case_id = new_case(ada, "--description", DESCRIPTION)
+    asked = ada.agent("questions", case_id)
+    assert said(asked).splitlines() == [
+        "Q-batna  text  blocking  If you reach no agreement, what will you do instead?",
+        "Q-counterpart  text  Who are you negotiating with (the organisation)?",
+        "Q-deadline  date  By when must this be settled (YYYY-MM-DD)?",
+    ]
+    assert f"accord adviser answer {case_id} QUESTION_ID ANSWER" in asked.stderr
+    assert ok(ada.agent("questions", case_id, "--json")) == ada.api(f"/{case_id}")["questions"]
+
+    answered = said(ada.owner("answer", case_id, "Q-batna", BATNA)).splitlines()
+    assert answered[:2] == [
+        "question Q-batna: answered",
+        "applied  answer-Q-batna  /alternatives/user/batna/description",
+    ]
+    assert "version 2" in answered
+    change = next(line for line in answered if line.startswith("material change chg_"))
+    assert "/alternatives/user/batna/description" in change
+    assert answered[-4:] == [
+        "open questions:",
+        "  Q-counterpart  text  Who are you negotiating with (the organisation)?",
+        "  Q-deadline  date  By when must this be settled (YYYY-MM-DD)?",
+        "  Q-relationship  enum [low | medium | high]  How much does your relationship with "
+        "them matter after this deal: low, medium or high?",
+    ]
+
+    result = ok(ada.owner("answer", case_id, "Q-deadline", "2027-03-31", "--json"))
+    assert set(result) == RESULT_MEMBERS | {"question"}
+    assert result["applied"][0] == {"patch_id": "answer-Q-deadline", "path": "/process/deadlines/0"}
+    assert result["question"]["status"] == "answered"
+    assert result["state_version"] == ada.api(f"/{case_id}")["state_version"] == 3
+    quoted = ada.owner("answer", case_id, "Q-counterpart", '"Vans, Ltd"', "--json-answer")
+    assert said(quoted).startswith("question Q-counterpart: answered\n")
+    organisation = ada.api(f"/{case_id}")["state"]["parties"]["counterpart"]["organisation"]
+    assert organisation == "Vans, Ltd"  # as JSON, a comma is just a comma
+
+
+def test_an_answer_is_refused(ada: Someone) -> None:
+    case_id = new_case(ada, "--description", DESCRIPTION)
+    wrong = refused(ada.owner("answer", case_id, "Q-deadline", "next spring"), "invalid_request")
+    assert "\n  answer: a date YYYY-MM-DD\n" in wrong
+    refused(ada.owner("answer", case_id, "Q-nothing", "x"), "not_found")
+    ok(ada.owner("answer", case_id, "Q-batna", BATNA, "--json"))
+    again = ada.owner("answer", case_id, "Q-batna", "Something else", "--json")
+    assert again.exit_code == 1 and again.stdout == ""
+    assert json.loads(again.stderr)["error"]["code"] == "question_not_open"
+    assert ada.api(f"/{case_id}")["state_version"] == 2
+    stderr = usage_error(ada.owner("answer", case_id, "Q-counterpart", "{", "--json-answer"))
+    assert "Invalid value for --json-answer: ANSWER is not JSON" in stderr
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "sent"),
+    [
+        pytest.param("boolean", " Yes", True, id="yes"),
+        pytest.param("boolean", "FALSE", False, id="false"),
+        pytest.param("boolean", "maybe", "maybe", id="not_a_boolean_goes_as_typed"),
+        pytest.param("list", "Lyon, Paris,, ", ["Lyon", "Paris"], id="list"),
+        pytest.param("list", " , ", " , ", id="no_item_goes_as_typed"),
+        pytest.param("text", "yes, Lyon", "yes, Lyon", id="text"),
+        pytest.param(None, "no", "no", id="not_an_open_question"),
+    ],
+)
+def test_an_answer_is_sent_as_its_questions_kind(kind: str | None, text: str, sent: Any) -> None:
+    question = None if kind is None else {"question_id": "Q-x", "kind": kind}
+    assert answer_value(text, question) == sent
+
+
+# -- the brief -----------------------------------------------------------------------------------
+
+
+def test_the_brief_printed_and_written(ada: Someone, tmp_path: Path) -> None:
+    case_id = new_case(ada, "--description", DESCRIPTION)
+    markdown = ada.api_response(f"/{case_id}/export").text
+    assert markdown.startswith(f"# {TITLE}\n") and "If you reach no agreement" in markdown
+    assert said(ada.agent("export", case_id)) == markdown
+
+    brief = tmp_path / "brief.md"
+    written = ada.agent("export", case_id, "--version", "1", "-o", str(brief))
+    assert said(written) == "" and f"wrote {brief}" in written.stderr
+    assert (
+        brief.read_text(encoding="utf-8") == ada.api_response(f"/{case_id}/export?version=1").text
+    )
+
+    message = refused(ada.agent("export", case_id, "--version", "9"), "not_found")
+    assert message == "error: This case has versions 1 to 1. (not_found)\n"
+    nowhere = tmp_path / "nowhere" / "brief.md"
+    stderr = usage_error(ada.agent("export", case_id, "-o", str(nowhere)))
+    assert f"Invalid value for --output: the folder '{nowhere.parent}' does not exist" in stderr
+    assert not nowhere.parent.exists()
+
+
+# -- the deal review -----------------------------------------------------------------------------
+
+PREPARED: list[dict[str, Any]] = [
+    *PATCHES[:2],
+    {
+        "patch_id": "p4",
+        "operation": "ADD",
+        "path": "/alternatives/user/batna/value",
+        "proposed_value": "EUR 18,000",
+    },
+]
+"""A van for at most EUR 19,000 (EUR 15,000 aimed for), when renting costs the same as buying
+one for EUR 18,000."""
+
+
+def prepared_case(someone: Someone) -> str:
+    case_id = new_case(someone)
+    body = json.dumps({"based_on_state_version": 1, "patches": PREPARED})
+    assert ok(someone.owner("patch", case_id, "--file", "-", "--json", input=body))["applied"]
+    return case_id
+
+
+def test_a_deal_review_and_its_override(ada: Someone) -> None:
+    case_id = prepared_case(ada)
+    early = refused(ada.owner("override", case_id, "--reason", "I like it"), "nothing_to_override")
+    assert "no deal review recommending other than accept" in early
+
+    reviewed = ada.owner("review", case_id, "--term", "price=EUR 18,500",
+                         "--condition", "Subject to an inspection")  # fmt: skip
+    lines = said(reviewed).splitlines()
+    assert lines[:11] == [
+        "recommendation: reject  (status fail)",
+        "offer: price: EUR 18,500",
+        "  fail         batna_test                 your BATNA",
+        "  unknown      implementation_test        your implementation limits and their "
+        "authority to agree",
+        "  conditional  hidden_timebomb_test       unset terms, open contradictions, key "
+        "unknowns and conditions",
+        "  pass         priority_topic_test        your minimums on critical and high topics",
+        "  not_run      interest_test              your critical and high interests",
+        "  not_run      independent_criteria_test  the independent criteria",
+        "  not_run      relationship_test          your relationship requirements",
+        "  not_run      precommitment_test         what you committed to before the offer",
+        "conditions to confirm:",
+    ]
+    assert lines[11:14] == [
+        "  - Subject to an inspection",
+        "why: Reject: the offer fails batna_test (your BATNA).",
+        "version 3",
+    ]
+    assert (
+        lines[14].startswith("material change chg_") and "/deal_review/recommendation" in lines[14]
+    )
+    assert f"accord adviser override {case_id} --reason" in reviewed.stderr
+
+    offer = {"offer": {"terms": {"price": "EUR 16,000"}, "text": "EUR 16,000, cash"}}
+    body = ok(ada.owner("review", case_id, "--offer", "-", "--json", input=json.dumps(offer)))
+    assert set(body) == RESULT_MEMBERS | {"deal_review", "response"}
+    assert body["deal_review"] == ada.api(f"/{case_id}")["state"]["deal_review"]
+    assert (body["deal_review"]["recommendation"], body["state_version"]) == ("get_information", 4)
+    assert body["deal_review"]["offer_reviewed"] == "EUR 16,000, cash"
+    assert body["response"]["skill_id"] == "F08"
+
+    overridden = said(ada.owner("override", case_id, "--reason", "The dealer is my cousin",
+                                "--new-evidence", "He signs for the garage"))  # fmt: skip
+    assert overridden.startswith(
+        "override recorded at version 5: you accept against the review's recommendation\n"
+    )
+    override = ada.api(f"/{case_id}")["state"]["deal_review"]["override"]
+    assert (override["occurred"], override["user_reason"], override["new_evidence"]) == (
+        True,
+        "The dealer is my cousin",
+        "He signs for the garage",
+    )
+    again = ok(ada.owner("override", case_id, "--reason", "Still", "--json"))
+    assert set(again) == RESULT_MEMBERS and again["state_version"] == 6
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        pytest.param((), "Invalid value for --term: name the offer's terms", id="no_offer"),
+        pytest.param(("--term", "price"), "'price' is not TOPIC=VALUE", id="no_equals"),
+        pytest.param(("--term", "=EUR 1"), "'=EUR 1' is not TOPIC=VALUE", id="no_topic"),
+        pytest.param(("--term", "a=1", "--term", "a=2"), "the topic 'a' twice", id="twice"),
+        pytest.param(("--offer", "-", "--text", "x"), "not both", id="file_and_options"),
+        pytest.param(("--offer", "nowhere.json"), "'nowhere.json' does not exist", id="no_file"),
+    ],
+)
+def test_an_offer_that_cannot_be_read_is_a_usage_error(
+    ada: Someone,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    options: tuple[str, ...],
+    says: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert says in usage_error(ada.owner("review", "case_x", *options))
+
+
 # -- keys and refusals ---------------------------------------------------------------------------
 
 
@@ -339,6 +541,9 @@ def test_an_agent_key_reads_and_may_not_write(ada: Someone, tmp_path: Path) -> N
         ("patch", case_id, "--file", patch_file(tmp_path, PATCHES)),
         ("seen", case_id, "chg_x"),
         ("close", case_id, "--outcome", "closed", "--reason", "Done"),
+        ("answer", case_id, "Q-batna", BATNA),
+        ("review", case_id, "--term", "price=EUR 16,000"),
+        ("override", case_id, "--reason", "Mine"),
     ):
         message = refused(ada.agent(*args), "forbidden")
         assert message == "error: Only the owner key may do this; an agent may not. (forbidden)\n"
@@ -352,6 +557,8 @@ def test_another_principals_case_is_not_found(ada: Someone, bea: Someone) -> Non
     refused(ada.owner("seen", case_id, "chg_nothing"), "not_found")
     refused(ada.agent("show", case_id, "--version", "2"), "not_found")
     refused(ada.agent("show", "a/b"), "not_found")  # one path segment, never another route
+    refused(bea.agent("export", case_id), "not_found")
+    refused(bea.agent("questions", case_id), "not_found")
 
 
 def test_a_key_that_opens_nothing_is_unauthenticated(ada: Someone) -> None:
