@@ -10,7 +10,6 @@ from typing import Annotated, Any, Final
 import typer
 
 from accord.adviser.enums import AnalysisDepth
-from accord.cli import adviser_review  # noqa: F401  (its commands join the group)
 from accord.cli.adviser_client import CaseId, Key, cases, print_body, read_json
 from accord.cli.adviser_client import app as app
 from accord.cli.adviser_display import (
@@ -226,3 +225,8 @@ def close(
     with cases(server, key) as you:
         result = you.close(case_id, {"outcome": str(outcome), "reason": reason})
     print_body(result, as_json, lambda: print_closed(case_id, str(outcome), result))
+
+
+# The commands on what the adviser hands back join the group after these, in `accord adviser
+# --help` as in a case's life.
+from accord.cli import adviser_review  # noqa: E402, F401
