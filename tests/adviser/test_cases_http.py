@@ -2,13 +2,14 @@
 material change seen and the case closed; who may do what; a restart loses nothing."""
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 import httpx
 import pytest
 
 from accord.app.principals import Principals
 from accord.app.settings import Settings
+from accord.http.operations import OPERATIONS
 from accord.store.database import Database
 from tests.conftest import FakeClock, LiveServer, free_port, serve_in_thread
 from tests.http.support import EventStream
@@ -194,31 +195,50 @@ def test_an_agent_key_reads_and_never_writes(client: httpx.Client, ada: Principa
     assert client.get(f"{CASES}/{case_id}", headers=agent).json()["state_version"] == 1
 
 
-def test_another_principal_learns_nothing_of_a_case(
+CASE_ROUTES: Final = sorted(
+    operation
+    for operation in OPERATIONS
+    if operation.split(" ", 1)[1].startswith(CASES + "/{case_id}")
+)
+
+
+def test_another_principal_or_nobody_learns_nothing_of_a_case(
     client: httpx.Client, ada: Principal, bob: Principal
 ) -> None:
+    """Every route on one case (from the operations table, so a new one joins the walk), with a
+    body it could act on: for another principal's keys it is the unknown case, word for word;
+    for no key, `unauthenticated`."""
     case = open_case(client, ada, description="Private: my floor is 130k")
     case_id = case["case_id"]
+    sent = send(client, ada, case_id, 1, add("t", "/topics_targets_tradeoffs/topics/-", SALARY))
+    change_id = sent.json()["material_change"]["change_id"]
     unknown = client.get(f"{CASES}/case_00000000000000000000", headers=key(bob.owner_key))
-    calls = [
-        ("GET", f"{CASES}/{case_id}", None),
-        ("GET", f"{CASES}/{case_id}/versions/1", None),
-        ("GET", f"{CASES}/{case_id}/history", None),
-        (
-            "POST",
-            f"{CASES}/{case_id}/patches",
-            {"based_on_state_version": 1, "patches": [add("a", "/strategy/current_strategy", "x")]},
-        ),
-        ("POST", f"{CASES}/{case_id}/close", {"outcome": "closed", "reason": "x"}),
-        ("POST", f"{CASES}/{case_id}/material-changes/chg_x/seen", {}),
-    ]
-    for token in (bob.owner_key, bob.agent_key):
-        for method, path, body in calls:
-            answer = client.request(method, path, json=body, headers=key(token))
-            assert answer.status_code == 404, (path, answer.text)
-            assert answer.json() == unknown.json()
-            assert "130k" not in answer.text and "Salary" not in answer.text
+    bodies: dict[str, Any] = {
+        "patches": {
+            "based_on_state_version": 2,
+            "patches": [add("a", "/strategy/current_strategy", "x")],
+        },
+        "answers": {"question_id": "Q-batna", "answer": "Quit"},
+        "deal-review": {"offer": {"terms": {"topic-1": "USD 1"}}},
+        "override": {"decision": "accept", "reason": "x"},
+        "seen": {},
+        "close": {"outcome": "closed", "reason": "x"},
+    }
+    for operation in CASE_ROUTES:
+        method, template = operation.split(" ", 1)
+        path = template.format(case_id=case_id, number=1, change_id=change_id)
+        body = bodies[path.rsplit("/", 1)[-1]] if method == "POST" else None
+        for token in (bob.owner_key, bob.agent_key, None):
+            headers = key(token) if token else {}
+            answer = client.request(method, path, json=body, headers=headers)
+            if token is None:
+                assert answer.status_code == 401, (operation, answer.text)
+            else:
+                assert (answer.status_code, answer.json()) == (404, unknown.json()), operation
+            assert "130" not in answer.text and "Salary" not in answer.text, operation
     assert client.get(CASES, headers=key(bob.owner_key)).json() == {"cases": []}
+    mine = client.get(f"{CASES}/{case_id}", headers=key(ada.owner_key)).json()
+    assert mine["state_version"] == 2  # nothing any of them sent changed the case
 
 
 def test_cases_survive_a_restart(settings: Settings, db: Database) -> None:
