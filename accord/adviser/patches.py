@@ -15,9 +15,11 @@ from accord.adviser.pointers import (
     PointerError,
     covers,
     locate,
+    nodes_along,
     parse,
     render,
     valid_id,
+    value_at,
 )
 from accord.adviser.schema import (
     BadValue,
@@ -248,7 +250,7 @@ def _check(
     author = context.author
 
     for path, values in CLOSING.items():
-        closes = _at(after, path) in values and _at(before, path) not in values
+        closes = value_at(after, path) in values and value_at(before, path) not in values
         if covers(pointer, parse(path)) and closes:
             raise Refused("close_without_event", "only the close call closes a case")
     if not author.is_user and not any(covers_under(pointer, parse(w)) for w in author.writes):
@@ -301,7 +303,7 @@ def _touches(
     """Whether a write changes a protected list other than by appending to it (`appended`: the
     patch appends there; a write above the list counts only where the list changed)."""
     if len(pointer) < len(protected) and protected[: len(pointer)] == pointer:
-        was, now = _at(before, render(protected)), _at(after, render(protected))
+        was, now = value_at(before, render(protected)), value_at(after, render(protected))
         kept = isinstance(was, list) and isinstance(now, list) and now[: len(was)] == was
         grew = kept and isinstance(now, list) and isinstance(was, list) and len(now) > len(was)
         return not kept or (grew and not appended and protected in ACCORD_WRITES)
@@ -314,13 +316,6 @@ def covers_under(pointer: tuple[str, ...], write: tuple[str, ...]) -> bool:
 
 def _version(state: dict[str, Any]) -> int:
     return int(state["meta"]["state_version"])
-
-
-def _at(document: dict[str, Any], pointer: str) -> Any:
-    node: Any = document
-    for token in parse(pointer):
-        node = node.get(token) if isinstance(node, dict) else None
-    return node
 
 
 def _write(location: Location, patch: Patch) -> str | None:
@@ -481,7 +476,7 @@ def _check_precommitment(
     changed = [
         p
         for p in PRECOMMITTED
-        if covers(pointer, p) and _at(before, render(p)) != _at(after, render(p))
+        if covers(pointer, p) and value_at(before, render(p)) != value_at(after, render(p))
     ]
     if not changed:
         return
@@ -560,27 +555,9 @@ def _check_evidence(
 def _enclosing_sources(after: dict[str, Any], location: Location) -> Iterator[Any]:
     """The `source_ref` of each object the write lands inside: raising the status of an item
     that came from role-play is role-play output too."""
-    node: Any = after
-    for token in location.canonical[:-1]:
+    for node in nodes_along(after, location.canonical[:-1]):
         if isinstance(node, dict):
             yield node.get("source_ref")
-            node = node.get(token)
-        elif isinstance(node, list):
-            node = _item(node, token)
-    if isinstance(node, dict):
-        yield node.get("source_ref")
-
-
-def _item(items: list[Any], token: str) -> Any:
-    """A list's item by the canonical pointer's segment: its id, or its position."""
-    for item in items:
-        if isinstance(item, dict) and any(
-            k.endswith("_id") and v == token for k, v in item.items()
-        ):
-            return item
-    if token.isdigit() and int(token) < len(items):
-        return items[int(token)]
-    return None
 
 
 def _rank(status: Any) -> int:

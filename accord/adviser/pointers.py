@@ -4,6 +4,7 @@ appends; every pointer has a canonical form with ids in place of positions, whic
 the stale check compare."""
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,6 +119,40 @@ def _position(items: list[Any], shape: Shape, token: str) -> int | None:
 
 def _required(shape: Shape) -> Shape:
     return Shape(shape.kind, False, shape.model, shape.item, shape.base, shape.choices)
+
+
+def nodes_along(document: Any, tokens: tuple[str, ...]) -> Iterator[Any]:
+    """Each node from the root down to the one canonical `tokens` name (ids in place of
+    positions); None from where nothing is."""
+    node = document
+    yield node
+    for token in tokens:
+        if isinstance(node, dict):
+            node = node.get(token)
+        elif isinstance(node, list):
+            node = _item(node, token)
+        else:
+            node = None
+        yield node
+
+
+def value_at(document: Any, pointer: str) -> Any:
+    """The value at a canonical pointer; None where nothing is."""
+    *_, last = nodes_along(document, parse(pointer))
+    return last
+
+
+def _item(items: list[Any], token: str) -> Any:
+    """A list's item by a canonical segment: the item with that id, else the one at that
+    position."""
+    for item in items:
+        if isinstance(item, dict) and any(
+            k.endswith("_id") and v == token for k, v in item.items()
+        ):
+            return item
+    if token.isdigit() and int(token) < len(items):
+        return items[int(token)]
+    return None
 
 
 def covers(a: tuple[str, ...], b: tuple[str, ...]) -> bool:

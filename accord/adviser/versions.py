@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from accord.adviser.patches import ROOT, Verdicts
-from accord.adviser.pointers import parse
+from accord.adviser.pointers import value_at
 from accord.adviser.schema import complete
 from accord.core.times import format_time
 
@@ -146,7 +146,7 @@ def material_changes(
 ) -> tuple[str, ...]:
     """The material pointers whose values differ, values read as the Values section reads them;
     a topic counts when it is critical or high in either version, a new one included."""
-    reader: Reading = read or _as_written
+    reader: Reading = read or value_at
     changed = [p for p in WATCHED if reader(before, p) != reader(after, p)]
     old = {t["topic_id"]: t for t in before["topics_targets_tradeoffs"]["topics"]}
     for topic in after["topics_targets_tradeoffs"]["topics"]:
@@ -162,24 +162,3 @@ def material_changes(
             if earlier is None or reader(before, path) != reader(after, path):
                 changed.append(path)
     return tuple(changed)
-
-
-def _as_written(document: dict[str, Any], pointer: str) -> object:
-    return value_at(document, pointer)
-
-
-def value_at(document: dict[str, Any], pointer: str) -> Any:
-    """The value at a canonical pointer (ids in place of positions); None where nothing is."""
-    node: Any = document
-    for token in parse(pointer):
-        if isinstance(node, dict):
-            node = node.get(token)
-        elif isinstance(node, list):
-            node = next((i for i in node if isinstance(i, dict) and token in _ids(i)), None)
-        else:
-            return None
-    return node
-
-
-def _ids(item: dict[str, Any]) -> set[str]:
-    return {str(v) for k, v in item.items() if k.endswith("_id")}

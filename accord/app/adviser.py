@@ -5,6 +5,7 @@ the spec's order: the case (`not_found`), the key (`forbidden`), the body (`inva
 what it names (`not_found`), then `case_closed`. The rules are in `accord.adviser`; this is their
 I/O."""
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -310,9 +311,7 @@ class Adviser:
                     RefusalCode.NOTHING_TO_OVERRIDE,
                     "There is no deal review recommending other than accept to override.",
                 )
-            document = {**state, "deal_review": {**state["deal_review"]}}
-            document["meta"] = {**state["meta"]}
-            document["history"] = {"material_events": list(state["history"]["material_events"])}
+            document = copy.deepcopy(state)
             document["deal_review"]["override"] = {
                 "occurred": True,
                 "user_reason": body.reason,
@@ -435,8 +434,7 @@ def _state(conn: Connection, case_id: str, version: int) -> dict[str, Any]:
 
 
 def _closed(state: dict[str, Any], outcome: str) -> dict[str, Any]:
-    document = {**state, "meta": {**state["meta"]}}
-    document["history"] = {"material_events": list(state["history"]["material_events"])}
+    document = copy.deepcopy(state)
     document["meta"]["status"] = outcome
     document["meta"]["lifecycle_stage"] = CLOSING[outcome]
     return document

@@ -6,10 +6,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from rich.table import Table
-
 from accord.adviser.review import ABOUT, TESTS
-from accord.cli.output import clean, err, out
+from accord.cli.output import clean, err, grid, out
 
 Body = Mapping[str, Any]
 
@@ -20,16 +18,6 @@ def say(text: str) -> None:
 
 def hint(text: str) -> None:
     err.print(clean(text), markup=False, soft_wrap=True, highlight=False)
-
-
-def _grid(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, ids: int = 1) -> None:
-    """A table whose first `ids` columns (ids, copied by people) are never cut."""
-    grid = Table()
-    for index, column in enumerate(columns):
-        grid.add_column(column, no_wrap=index < ids)
-    for row in rows:
-        grid.add_row(*(clean("—" if value is None else value) for value in row))
-    out.print(grid, markup=False)
 
 
 def _text(value: Any) -> str:
@@ -105,7 +93,7 @@ def _print_topics(topics: Sequence[Any]) -> None:
         for t in topics
         if isinstance(t, Mapping)
     ]
-    _grid(("id", "topic", "priority", "target", "minimum", "status"), rows)
+    grid(("id", "topic", "priority", "target", "minimum", "status"), rows)
 
 
 def _print_questions(questions: Sequence[Any]) -> None:

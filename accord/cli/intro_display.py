@@ -6,25 +6,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rich.table import Table
-
-from accord.cli.output import clean, err, out
+from accord.cli.output import clean, err, grid, out
 
 Body = Mapping[str, Any]
 
 
 def say(text: str) -> None:
     out.print(clean(text), markup=False, soft_wrap=True, highlight=False)
-
-
-def _grid(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, ids: int = 1) -> None:
-    """A table whose first `ids` columns (ids, copied by people) are never cut."""
-    grid = Table()
-    for index, column in enumerate(columns):
-        grid.add_column(column, no_wrap=index < ids)
-    for row in rows:
-        grid.add_row(*(clean("—" if value is None else value) for value in row))
-    out.print(grid, markup=False)
 
 
 def _none(what: str) -> None:
@@ -77,7 +65,7 @@ def print_intents(intents: Sequence[Body]) -> None:
         (i.get("intent_id"), i.get("status"), i.get("visibility"), i.get("statement"))
         for i in intents
     ]
-    _grid(("intent", "status", "visibility", "statement"), rows)
+    grid(("intent", "status", "visibility", "statement"), rows)
 
 
 def message_line(message: Body) -> str:
@@ -97,7 +85,7 @@ def print_networks(networks: Sequence[Body]) -> None:
     if not networks:
         _none("networks")
         return
-    _grid(("network", "name"), [(n.get("network_id"), n.get("name")) for n in networks])
+    grid(("network", "name"), [(n.get("network_id"), n.get("name")) for n in networks])
 
 
 def _yes_no(value: Any) -> str | None:
@@ -118,7 +106,7 @@ def print_candidates(candidates: Sequence[Body]) -> None:
         )
         for c in candidates
     ]
-    _grid(("intent", "score", "mutual", "fit", "statement"), rows)
+    grid(("intent", "score", "mutual", "fit", "statement"), rows)
 
 
 # -- opportunities and negotiations --------------------------------------------------------
@@ -246,7 +234,7 @@ def print_negotiations(negotiations: Sequence[Body]) -> None:
         )
         for n in negotiations
     ]
-    _grid(("opportunity", "negotiation", "outcome", "round", "awaiting"), rows, ids=2)
+    grid(("opportunity", "negotiation", "outcome", "round", "awaiting"), rows, ids=2)
 
 
 def print_log(envelopes: Sequence[Body]) -> None:
@@ -266,7 +254,7 @@ def print_log(envelopes: Sequence[Body]) -> None:
                 detail,
             )
         )
-    _grid(("seq", "type", "from", "round", "detail"), rows, ids=2)
+    grid(("seq", "type", "from", "round", "detail"), rows, ids=2)
 
 
 def print_receipt(receipt: Body) -> None:

@@ -4,10 +4,12 @@ holds only what a command answers; every message about it, errors included, goes
 import json
 import sys
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.table import Table
 
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
@@ -23,6 +25,16 @@ def clean(text: object) -> str:
         else ch.encode("unicode_escape").decode()
         for ch in value
     )
+
+
+def grid(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, ids: int = 1) -> None:
+    """A table whose first `ids` columns (ids, copied by people) are never cut."""
+    table = Table()
+    for index, column in enumerate(columns):
+        table.add_column(column, no_wrap=index < ids)
+    for row in rows:
+        table.add_row(*(clean("—" if value is None else value) for value in row))
+    out.print(table, markup=False)
 
 
 def dumps(value: Any) -> str:

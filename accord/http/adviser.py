@@ -18,13 +18,11 @@ from accord.adviser.requests import (
     ReviewInput,
 )
 from accord.app.adviser import Adviser
-from accord.app.events import PrincipalAudience
 from accord.app.identity import PrincipalCaller
 from accord.app.principals import Action, Principals
-from accord.core.refusals import Refused
 from accord.http import streams
 from accord.http.auth import ApiKey
-from accord.http.principals import Owner, Reader
+from accord.http.principals import Owner, Reader, principal_stream
 from accord.http.strict import StrictRoute
 
 router = APIRouter(route_class=StrictRoute, tags=["adviser"])
@@ -166,21 +164,4 @@ async def adviser_events(
 ) -> Response:
     """Every key of the principal hears its cases' events (ids and versions, never their
     content); the key is looked up again before each frame."""
-    after = streams.resume_after(last_event_id)
-    principals: Principals = request.app.state.accord.principals
-
-    def still_open() -> bool:
-        try:
-            principals.authorize(key, Action.READ)
-        except Refused:
-            return False
-        return True
-
-    return streams.event_stream(
-        request,
-        PrincipalAudience.of(caller),
-        after,
-        name=streams.by_type,
-        still_open=still_open,
-        keep=streams.is_adviser,
-    )
+    return principal_stream(request, caller, key, last_event_id, keep=streams.is_adviser)

@@ -2,6 +2,7 @@
 which agent negotiates, and the principal's event stream. The key is checked before the body
 is looked at."""
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Request, Response
@@ -15,6 +16,7 @@ from accord.core.refusals import Refused
 from accord.http import streams
 from accord.http.auth import ApiKey
 from accord.http.strict import StrictRoute
+from accord.store.events import EventRow
 
 router = APIRouter(route_class=StrictRoute, tags=["principals"])
 
@@ -70,8 +72,21 @@ async def principal_events(
     """An owner key streams every event of its principal; an agent key all but owner-only
     ones. Frames are named for the notification's type. The key is looked up again before
     each frame, so a replaced agent key hears nothing more."""
+    # the adviser's events have a stream of their own
+    return principal_stream(request, caller, key, last_event_id, keep=streams.not_adviser)
+
+
+def principal_stream(
+    request: Request,
+    caller: PrincipalCaller,
+    key: str | None,
+    last_event_id: str | None,
+    *,
+    keep: Callable[[EventRow], bool],
+) -> EventSourceResponse:
+    """The principal's events that `keep` chooses, named for their type; the key is looked up
+    again before each frame."""
     after = streams.resume_after(last_event_id)
-    audience = PrincipalAudience.of(caller)
     principals = _principals(request)
 
     def still_open() -> bool:
@@ -83,9 +98,9 @@ async def principal_events(
 
     return streams.event_stream(
         request,
-        audience,
+        PrincipalAudience.of(caller),
         after,
         name=streams.by_type,
         still_open=still_open,
-        keep=streams.not_adviser,  # the adviser's events have a stream of their own
+        keep=keep,
     )

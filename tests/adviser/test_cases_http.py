@@ -1,7 +1,6 @@
 """Adviser cases through a real server: a case opened, edited, read at every version, its
 material change seen and the case closed; who may do what; a restart loses nothing."""
 
-from collections.abc import Iterator
 from typing import Any, Final
 
 import httpx
@@ -11,8 +10,9 @@ from accord.app.principals import Principals
 from accord.app.settings import Settings
 from accord.http.operations import OPERATIONS
 from accord.store.database import Database
-from tests.conftest import FakeClock, LiveServer, free_port, serve_in_thread
+from tests.conftest import FakeClock, free_port, serve_in_thread
 from tests.http.support import EventStream
+from tests.intro.conftest import key
 from tests.principals.conftest import Principal, make_principal
 
 CASES = "/v1/adviser/cases"
@@ -23,31 +23,6 @@ SALARY = {
     "minimum_acceptable": {"value": "USD 130,000.00"},
     "x_accord": {"kind": "money", "currency": "USD", "counterpart": {"reservation": "USD 140,000"}},
 }
-
-
-def key(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-@pytest.fixture
-def client(server: LiveServer) -> Iterator[httpx.Client]:
-    with server.client() as client:
-        yield client
-
-
-@pytest.fixture
-def principals(db: Database, clock: FakeClock) -> Principals:
-    return Principals(db, clock=clock)
-
-
-@pytest.fixture
-def ada(principals: Principals) -> Principal:
-    return make_principal(principals, "ada")
-
-
-@pytest.fixture
-def bob(principals: Principals) -> Principal:
-    return make_principal(principals, "bob")
 
 
 def open_case(client: httpx.Client, who: Principal, **body: Any) -> dict[str, Any]:
