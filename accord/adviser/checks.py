@@ -13,14 +13,18 @@ MATERIAL = ("critical", "high")
 
 def checks(state: NegotiationState) -> list[dict[str, Any]]:
     topics = state.topics_targets_tradeoffs.topics
-    found = [_zopa(topic) for topic in topics if topic.priority in MATERIAL]
-    batna_topic = review.batna_topic(topics, state.alternatives.user.batna)
-    if batna_topic is not None:
-        found.append(_minimum_vs_batna(batna_topic, state.alternatives.user.batna.value))
-    return found
+    found = [zopa(topic) for topic in topics if topic.priority in MATERIAL]
+    batna = minimum_vs_batna(state)
+    return found if batna is None else [*found, batna]
 
 
-def _zopa(topic: Topic) -> dict[str, Any]:
+def minimum_vs_batna(state: NegotiationState) -> dict[str, Any] | None:
+    """The check for the BATNA's topic; None when no topic is the BATNA's."""
+    topic = review.batna_topic(state.topics_targets_tradeoffs.topics, state.alternatives.user.batna)
+    return None if topic is None else _minimum_vs_batna(topic, state.alternatives.user.batna.value)
+
+
+def zopa(topic: Topic) -> dict[str, Any]:
     """`exists` when their walk-away point is at least as good for the user as the minimum."""
     minimum = topic.minimum_acceptable.value
     estimate = topic.x_accord.counterpart if topic.x_accord else None

@@ -115,12 +115,16 @@ class Author:
     red_team: bool = False
     holds_all: bool = False
     """The language-model skill: every valid patch waits for the user."""
+    releasing: bool = False
+    """The user accepted the finding the patches were held under: they apply now."""
 
     @property
     def is_user(self) -> bool:
         return self.skill_id is None
 
     def holds(self, canonical: tuple[str, ...]) -> bool:
+        if self.releasing:
+            return False
         return self.holds_all or (self.red_team and canonical[:1] == ("strategy",))
 
 

@@ -51,3 +51,14 @@ class OverrideInput(Strict):
 
 class Empty(Strict):
     """A call that takes no members."""
+
+
+class RunInput(Strict):
+    """A skill run: a built-in's `request`, or the SKILL_RESPONSE a registered skill made."""
+
+    request: JsonValue = None
+    response: JsonValue = None
+
+
+class ReconcileInput(Strict):
+    reconciliation: Literal["ACCEPT", "TEST", "REJECT", "DEFER"]

@@ -9,14 +9,14 @@ import copy
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection
 
 from accord.adviser.checks import checks
 from accord.adviser.export import brief
 from accord.adviser.intake import INTAKE, intake
-from accord.adviser.patches import USER, Author, Patch, SetContext, Verdicts, validate
+from accord.adviser.patches import USER, SetContext, Verdicts, validate
 from accord.adviser.questions import Question, answer_patch, answer_problem, obsolete
 from accord.adviser.requests import (
     AnswerInput,
@@ -26,7 +26,10 @@ from accord.adviser.requests import (
     PatchSet,
     ReviewInput,
 )
-from accord.adviser.review import review_patches
+from accord.adviser.review import Offer, review_patches
+from accord.adviser.skills.output import Output, respond
+from accord.adviser.skills.registry import BUILTIN, view
+from accord.adviser.skills.response import Recommendation
 from accord.adviser.state import NegotiationState
 from accord.adviser.versions import Version, next_version, version_one
 from accord.app.identity import PrincipalCaller
@@ -41,12 +44,13 @@ from accord.store import adviser as rows
 from accord.store.database import Database
 
 JSONBody = dict[str, Any]
+T = TypeVar("T")
 
 NOT_FOUND = "No case of yours has this id; GET /v1/adviser/cases lists yours."
 """One message for an unknown id and another principal's case: they must not differ."""
 CLOSED = "This case is closed and stays as it was; open a new case to go on."
 CLOSING = {"closed": "CLOSED", "no_deal": "NO_DEAL"}
-DEAL_REVIEW = Author("F08", writes=("/deal_review", "/meta/lifecycle_stage"))
+REVIEWER = BUILTIN["F08"]
 PREPARATION = ("NEW", "TRIAGE", "PREPARING", "QUICK_ADVICE")
 """Intake runs with an answer while the lifecycle is before STRATEGY_READY."""
 
@@ -60,6 +64,15 @@ class Adviser:
         self._write = negotiations.write
         """The kernel's write: the events a call emits wake the principal's streams."""
         self._emit = negotiations.emit
+
+    def read(self, fn: Callable[[Connection], T]) -> T:
+        return self._db.read(fn)
+
+    def write(self, fn: Callable[[Connection], T]) -> T:
+        return self._write(fn)
+
+    def now(self) -> datetime:
+        return self._clock()
 
     # -- cases -------------------------------------------------------------------------------
 
@@ -83,8 +96,8 @@ class Adviser:
             self._emit(
                 conn, [adviser_event(caller.principal_id, "version", case_id, state_version=1)]
             )
-            self._ask(conn, caller.principal_id, case_id, run.questions, 0, format_time(now))
-            return _case(conn, _own(conn, caller, case_id, Action.READ), state)
+            self.ask(conn, caller.principal_id, case_id, run.questions, 0, format_time(now))
+            return _case(conn, own(conn, caller, case_id, Action.READ), state)
 
         return self._write(txn)
 
@@ -112,24 +125,24 @@ class Adviser:
 
     def find(self, caller: PrincipalCaller, case_id: str, action: Action) -> None:
         """not_found → forbidden, before a body is read."""
-        self._db.read(lambda conn: _own(conn, caller, case_id, action))
+        self._db.read(lambda conn: own(conn, caller, case_id, action))
 
     def get(self, caller: PrincipalCaller, case_id: str) -> JSONBody:
         def read(conn: Connection) -> JSONBody:
-            row = _own(conn, caller, case_id, Action.READ)
-            return _case(conn, row, _state(conn, row.id, row.state_version))
+            row = own(conn, caller, case_id, Action.READ)
+            return _case(conn, row, state_at(conn, row.id, row.state_version))
 
         return self._db.read(read)
 
     def version(self, caller: PrincipalCaller, case_id: str, number: int) -> JSONBody:
         def read(conn: Connection) -> JSONBody:
-            row = _own(conn, caller, case_id, Action.READ)
+            row = own(conn, caller, case_id, Action.READ)
             if not 1 <= number <= row.state_version:
                 raise refuse(
                     RefusalCode.NOT_FOUND,
                     f"This case has versions 1 to {row.state_version}.",
                 )
-            state = _state(conn, case_id, number)
+            state = state_at(conn, case_id, number)
             return {"case_id": case_id, "state_version": number, "state": state}
 
         return self._db.read(read)
@@ -138,13 +151,13 @@ class Adviser:
         """The one-page brief of a version (the current one by default)."""
 
         def read(conn: Connection) -> str:
-            row = _own(conn, caller, case_id, Action.READ)
+            row = own(conn, caller, case_id, Action.READ)
             version = row.state_version if number is None else number
             if not 1 <= version <= row.state_version:
                 raise refuse(
                     RefusalCode.NOT_FOUND, f"This case has versions 1 to {row.state_version}."
                 )
-            state = NegotiationState.model_validate(_state(conn, case_id, version))
+            state = NegotiationState.model_validate(state_at(conn, case_id, version))
             questions = [q.as_json() for q in rows.questions(conn, case_id) if q.status == "open"]
             return brief(state, questions if version == row.state_version else ())
 
@@ -152,8 +165,8 @@ class Adviser:
 
     def history(self, caller: PrincipalCaller, case_id: str) -> JSONBody:
         def read(conn: Connection) -> JSONBody:
-            row = _own(conn, caller, case_id, Action.READ)
-            state = _state(conn, case_id, row.state_version)
+            row = own(conn, caller, case_id, Action.READ)
+            state = state_at(conn, case_id, row.state_version)
             return {"events": state["history"]["material_events"]}
 
         return self._db.read(read)
@@ -164,15 +177,15 @@ class Adviser:
         """The user's own edits: validated in order, the valid ones one version."""
 
         def txn(conn: Connection) -> JSONBody:
-            row = _own(conn, caller, case_id, Action.WRITE, lock=True)
+            row = own(conn, caller, case_id, Action.WRITE, lock=True)
             invalid_unless(
                 body.based_on_state_version <= row.state_version,
                 {"based_on_state_version": f"at most the current version, {row.state_version}"},
             )
             ids = [p.patch_id for p in body.patches]
             invalid_unless(len(set(ids)) == len(ids), {"patches": "each patch_id once"})
-            _open(row)
-            state = _state(conn, case_id, row.state_version)
+            ensure_open(row)
+            state = state_at(conn, case_id, row.state_version)
             verdicts = validate(SetContext(state, body.based_on_state_version, USER), body.patches)
             made = next_version(
                 state,
@@ -181,7 +194,7 @@ class Adviser:
                 cause="patches_applied",
                 summary=_summary(verdicts),
             )
-            return self._record(conn, row, verdicts, made)
+            return self.record(conn, row, verdicts, made)
 
         return self._write(txn)
 
@@ -190,20 +203,20 @@ class Adviser:
         case is being prepared."""
 
         def txn(conn: Connection) -> JSONBody:
-            row = _own(conn, caller, case_id, Action.WRITE, lock=True)
+            row = own(conn, caller, case_id, Action.WRITE, lock=True)
             asked = {q.question_id: q for q in rows.questions(conn, case_id)}
             question = asked.get(body.question_id)
             if question is None:
                 raise refuse(RefusalCode.NOT_FOUND, "This case has no question by this id.")
             problem = answer_problem(question, body.answer)
             invalid_unless(problem is None, {"answer": problem})
-            _open(row)
+            ensure_open(row)
             if question.status != "open":
                 raise refuse(
                     RefusalCode.QUESTION_NOT_OPEN,
                     f"This question is {question.status}; the case lists its open questions.",
                 )
-            state = _state(conn, case_id, row.state_version)
+            state = state_at(conn, case_id, row.state_version)
             mine = answer_patch(question, body.answer, state)
             verdicts = validate(SetContext(state, row.state_version, USER), [mine])
             run = None
@@ -224,13 +237,13 @@ class Adviser:
                 summary=f"Answered: {question.question}",
                 source_ref=f"question:{question.question_id}",
             )
-            result = self._record(conn, row, verdicts, made)
+            result = self.record(conn, row, verdicts, made)
             now = format_time(self._clock())
             answered = bool(verdicts.applied) and verdicts.applied[0][0] == mine.patch_id
             if answered:
                 rows.set_question_status(conn, case_id, question.question_id, "answered", now)
             if run is not None:
-                self._ask(conn, row.principal_id, case_id, run.questions, len(asked), now)
+                self.ask(conn, row.principal_id, case_id, run.questions, len(asked), now)
             shown = replace(question, status="answered") if answered else question
             return {**result, "question": shown.as_json()}
 
@@ -240,9 +253,9 @@ class Adviser:
         """The only way a case closes: status and lifecycle together, then read-only for good."""
 
         def txn(conn: Connection) -> JSONBody:
-            row = _own(conn, caller, case_id, Action.WRITE, lock=True)
-            _open(row)
-            state = _state(conn, case_id, row.state_version)
+            row = own(conn, caller, case_id, Action.WRITE, lock=True)
+            ensure_open(row)
+            state = state_at(conn, case_id, row.state_version)
             verdicts = Verdicts(_closed(state, body.outcome))
             made = next_version(
                 state,
@@ -253,7 +266,7 @@ class Adviser:
                 rationale=body.reason,
                 extra_changes=("/meta/status", "/meta/lifecycle_stage"),
             )
-            return self._record(conn, row, verdicts, made)
+            return self.record(conn, row, verdicts, made)
 
         return self._write(txn)
 
@@ -262,49 +275,60 @@ class Adviser:
         override."""
 
         def txn(conn: Connection) -> JSONBody:
-            row = _own(conn, caller, case_id, Action.WRITE, lock=True)
-            _open(row)
-            state = _state(conn, case_id, row.state_version)
-            request_id = new_id("run")
-            patches = review_patches(NegotiationState.model_validate(state), body.offer, request_id)
-            context = SetContext(state, row.state_version, DEAL_REVIEW)
-            verdicts = validate(context, patches)
-            assert not verdicts.refused, verdicts.refused  # F08 writes only what it declares
-            made = next_version(
-                state,
-                verdicts,
-                self._clock(),
-                cause="deal_review",
-                summary="Deal review",
-                source_ref=f"F08:{request_id}",
-            )
-            result = self._record(conn, row, verdicts, made)
-            assert made is not None
-            deal_review = made.document["deal_review"]
-            self._emit(
-                conn,
-                [
-                    adviser_event(
-                        row.principal_id,
-                        "deal_review",
-                        case_id,
-                        recommendation=deal_review["recommendation"],
-                    )
-                ],
-            )
-            response = _skill_response(request_id, row.state_version, deal_review, patches)
-            return {**result, "deal_review": deal_review, "response": response}
+            row = own(conn, caller, case_id, Action.WRITE, lock=True)
+            ensure_open(row)
+            return self.reviewed(conn, row, body.offer)
 
         return self._write(txn)
+
+    def reviewed(self, conn: Connection, row: rows.CaseRow, offer: Offer) -> JSONBody:
+        """F08 on its view of the current version (never `/strategy`), as a version."""
+        state = state_at(conn, row.id, row.state_version)
+        request_id = new_id("run")
+        seen = view(state, REVIEWER.reads, version_one(row.id, row.title, self._clock()))
+        patches = review_patches(NegotiationState.model_validate(seen), offer, request_id)
+        verdicts = validate(SetContext(state, row.state_version, REVIEWER.author), patches)
+        assert not verdicts.refused, verdicts.refused  # F08 writes only what it declares
+        made = next_version(
+            state,
+            verdicts,
+            self._clock(),
+            cause="deal_review",
+            summary="Deal review",
+            source_ref=f"F08:{request_id}",
+        )
+        result = self.record(conn, row, verdicts, made)
+        assert made is not None
+        deal_review = made.document["deal_review"]
+        recommendation = deal_review["recommendation"]
+        self._emit(
+            conn,
+            [adviser_event(row.principal_id, "deal_review", row.id, recommendation=recommendation)],
+        )
+        output = Output(
+            deal_review["reviewer_rationale"],
+            patches=patches,
+            recommendations=[
+                Recommendation(
+                    recommendation_id="recommendation-1",
+                    recommendation=recommendation,
+                    rationale=deal_review["reviewer_rationale"],
+                    priority="high",
+                )
+            ],
+            material=("/deal_review",),
+        )
+        response = respond("F08", request_id, row.state_version, output, {})
+        return {**result, "deal_review": deal_review, "response": response.model_dump(mode="json")}
 
     def override(self, caller: PrincipalCaller, case_id: str, body: OverrideInput) -> JSONBody:
         """The user accepts against a recommendation other than accept: recorded, never
         silent."""
 
         def txn(conn: Connection) -> JSONBody:
-            row = _own(conn, caller, case_id, Action.WRITE, lock=True)
-            _open(row)
-            state = _state(conn, case_id, row.state_version)
+            row = own(conn, caller, case_id, Action.WRITE, lock=True)
+            ensure_open(row)
+            state = state_at(conn, case_id, row.state_version)
             recommendation = state["deal_review"]["recommendation"]
             if recommendation in (None, "accept"):
                 raise refuse(
@@ -327,22 +351,22 @@ class Adviser:
                 rationale=body.reason,
                 extra_changes=("/deal_review/override",),
             )
-            return self._record(conn, row, Verdicts(document), made)
+            return self.record(conn, row, Verdicts(document), made)
 
         return self._write(txn)
 
     def seen(self, caller: PrincipalCaller, case_id: str, change_id: str) -> JSONBody:
         def txn(conn: Connection) -> JSONBody:
-            row = _own(conn, caller, case_id, Action.WRITE, lock=True)
+            row = own(conn, caller, case_id, Action.WRITE, lock=True)
             if rows.find_change(conn, case_id, change_id) is None:
                 raise refuse(RefusalCode.NOT_FOUND, "This case has no material change by this id.")
-            _open(row)
+            ensure_open(row)
             rows.mark_seen(conn, change_id, format_time(self._clock()))
             return {"change_id": change_id, "seen": True}
 
         return self._write(txn)
 
-    def _ask(
+    def ask(
         self,
         conn: Connection,
         principal_id: str,
@@ -360,7 +384,7 @@ class Adviser:
             ],
         )
 
-    def _record(
+    def record(
         self, conn: Connection, row: rows.CaseRow, verdicts: Verdicts, made: Version | None
     ) -> JSONBody:
         """Store the version a call made, and its material change; the call's Result."""
@@ -412,7 +436,7 @@ class Adviser:
         }
 
 
-def _own(
+def own(
     conn: Connection, caller: PrincipalCaller, case_id: str, action: Action, *, lock: bool = False
 ) -> rows.CaseRow:
     row = rows.find_case(conn, case_id, lock=lock)
@@ -422,12 +446,12 @@ def _own(
     return row
 
 
-def _open(row: rows.CaseRow) -> None:
+def ensure_open(row: rows.CaseRow) -> None:
     if row.status in CLOSING:
         raise refuse(RefusalCode.CASE_CLOSED, CLOSED)
 
 
-def _state(conn: Connection, case_id: str, version: int) -> dict[str, Any]:
+def state_at(conn: Connection, case_id: str, version: int) -> dict[str, Any]:
     state = rows.state_at(conn, case_id, version)
     assert state is not None, f"{case_id} lacks version {version}"
     return state
@@ -438,38 +462,6 @@ def _closed(state: dict[str, Any], outcome: str) -> dict[str, Any]:
     document["meta"]["status"] = outcome
     document["meta"]["lifecycle_stage"] = CLOSING[outcome]
     return document
-
-
-def _skill_response(
-    request_id: str, based_on: int, deal_review: JSONBody, patches: Sequence[Patch]
-) -> JSONBody:
-    """F08's run as the skill contract's SKILL_RESPONSE."""
-    return {
-        "skill_id": "F08",
-        "request_id": request_id,
-        "based_on_state_version": based_on,
-        "summary": {"conclusion": deal_review["reviewer_rationale"], "confidence": "medium"},
-        "findings": [],
-        "recommendations": [
-            {
-                "recommendation_id": "recommendation-1",
-                "recommendation": deal_review["recommendation"],
-                "rationale": deal_review["reviewer_rationale"],
-                "priority": "high",
-            }
-        ],
-        "proposed_state_patch": [
-            p.model_dump(mode="json", exclude={"x_finding_id"}) for p in patches
-        ],
-        "questions": [],
-        "warnings": [],
-        "conflicts_with_state": [],
-        "material_change_candidate": {
-            "triggered": True,
-            "fields": ["/deal_review/recommendation"],
-            "explanation": "A deal review's recommendation is material.",
-        },
-    }
 
 
 def _summary(verdicts: Verdicts) -> str:
@@ -487,12 +479,27 @@ def _case(conn: Connection, row: rows.CaseRow, state: dict[str, Any]) -> JSONBod
         "state": state,
         "questions": [q.as_json() for q in rows.questions(conn, row.id) if q.status == "open"],
         "material_changes": [_change(c) for c in rows.unseen_changes(conn, row.id)],
-        "held": [],
+        "held": held(conn, row.id, state),
         "links": [],
         "checks": checks(model),
         "created_at": row.created_at,
         "updated_at": row.updated_at,
     }
+
+
+def held(conn: Connection, case_id: str, state: dict[str, Any]) -> list[JSONBody]:
+    """The patches waiting for the user to reconcile their finding (TEST and DEFER keep them
+    waiting, ACCEPT and REJECT end it)."""
+    waiting = {
+        f["finding_id"]
+        for f in state["roleplay"]["red_team_findings"]
+        if f["reconciliation_status"] not in ("ACCEPT", "REJECT")
+    }
+    return [
+        {"patch_id": h.patch["patch_id"], "finding_id": h.finding_id, "path": h.patch["path"]}
+        for h in rows.held(conn, case_id)
+        if h.finding_id in waiting
+    ]
 
 
 def _change(change: rows.ChangeRow) -> JSONBody:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from accord.app.adviser import Adviser
+from accord.app.adviser_skills import AdviserSkills
 from accord.app.events import Events
 from accord.app.index import IntentIndex
 from accord.app.intents import IntentHooks, Intents
@@ -100,6 +101,7 @@ class Accord:
         self.intents.committed = self.intro_agent.follow_intent
         self.principals.selected = self.intro_agent.follow_principal
         self.adviser = Adviser(self.db, self.negotiations, clock=clock)
+        self.adviser_skills = AdviserSkills(self.adviser)
         self.rooms = Rooms(self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings)
         self.sessions = Sessions(
             self.negotiations,

@@ -58,6 +58,9 @@ class RefusalCode(StrEnum):
     CASE_CLOSED = "case_closed"
     QUESTION_NOT_OPEN = "question_not_open"
     NOTHING_TO_OVERRIDE = "nothing_to_override"
+    FINDING_FINAL = "finding_final"
+    NOT_LINKED = "not_linked"
+    ALREADY_LINKED = "already_linked"
     INTERNAL = "internal"
 
 

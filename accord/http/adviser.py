@@ -15,9 +15,13 @@ from accord.adviser.requests import (
     Empty,
     OverrideInput,
     PatchSet,
+    ReconcileInput,
     ReviewInput,
+    RunInput,
 )
+from accord.adviser.skills.registry import Declaration
 from accord.app.adviser import Adviser
+from accord.app.adviser_skills import AdviserSkills
 from accord.app.identity import PrincipalCaller
 from accord.app.principals import Action, Principals
 from accord.http import streams
@@ -32,6 +36,11 @@ CASES = "/v1/adviser/cases"
 def _adviser(request: Request) -> Adviser:
     adviser: Adviser = request.app.state.accord.adviser
     return adviser
+
+
+def _skills(request: Request) -> AdviserSkills:
+    skills: AdviserSkills = request.app.state.accord.adviser_skills
+    return skills
 
 
 def _found(request: Request, key: str | None, case_id: str, action: Action) -> PrincipalCaller:
@@ -148,6 +157,45 @@ def post_close(
     case_id: str, body: CloseInput, request: Request, caller: CaseOwner
 ) -> dict[str, Any]:
     return _adviser(request).close(caller, case_id, body)
+
+
+@router.post(
+    CASES + "/{case_id}/skills/{skill_id}/runs",
+    summary="Run a skill on the case: a built-in, or a registered skill's response (owner key)",
+)
+def post_run(
+    case_id: str, skill_id: str, body: RunInput, request: Request, caller: CaseOwner
+) -> dict[str, Any]:
+    return _skills(request).run(caller, case_id, skill_id, body)
+
+
+@router.post(
+    CASES + "/{case_id}/findings/{finding_id}",
+    summary="Reconcile a red-team finding: ACCEPT, TEST, REJECT or DEFER (owner key)",
+)
+def post_finding(
+    case_id: str, finding_id: str, body: ReconcileInput, request: Request, caller: CaseOwner
+) -> dict[str, Any]:
+    return _skills(request).reconcile(caller, case_id, finding_id, body)
+
+
+@router.get("/v1/adviser/skills", summary="The built-in skills and your own")
+def list_skills(request: Request, caller: Reader) -> dict[str, Any]:
+    return _skills(request).list(caller)
+
+
+@router.post(
+    "/v1/adviser/skills",
+    status_code=201,
+    summary="Register a skill of your own, or replace it (200) (owner key)",
+)
+def post_skill(
+    body: Declaration, request: Request, response: Response, caller: Owner
+) -> dict[str, Any]:
+    skill, new = _skills(request).declare(caller, body)
+    if not new:
+        response.status_code = 200
+    return skill
 
 
 @router.get(

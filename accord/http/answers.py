@@ -620,6 +620,26 @@ class ReviewResult(PatchResult):
     response: dict[str, Any] = Field(description="F08's SKILL_RESPONSE.")
 
 
+class RunResult(PatchResult):
+    response: dict[str, Any] = Field(description="The run's SKILL_RESPONSE.")
+    deal_review: dict[str, Any] | None = Field(
+        default=None, description="F08's run: the new /deal_review."
+    )
+
+
+class Skill(Described):
+    skill_id: str
+    name: str
+    reads: list[str] = Field(description="The pointers the skill sees.")
+    writes: list[str] = Field(description="Where its patches may write.")
+    builtin: bool
+    red_team: bool = Field(description="Its findings wait for the user to reconcile them.")
+
+
+class Skills(Described):
+    skills: list[Skill]
+
+
 class ChangeSeen(Described):
     change_id: str
     seen: Literal[True]

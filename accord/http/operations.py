@@ -254,6 +254,14 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
     "POST /v1/adviser/cases/{case_id}/close": Operation(
         {200: answers.PatchResult}, frozenset({C.CASE_CLOSED})
     ),
+    "POST /v1/adviser/cases/{case_id}/skills/{skill_id}/runs": Operation(
+        {200: answers.RunResult}, frozenset({C.NOT_FOUND, C.CASE_CLOSED, C.NOT_LINKED})
+    ),
+    "POST /v1/adviser/cases/{case_id}/findings/{finding_id}": Operation(
+        {200: answers.PatchResult}, frozenset({C.NOT_FOUND, C.CASE_CLOSED, C.FINDING_FINAL})
+    ),
+    "GET /v1/adviser/skills": Operation({200: answers.Skills}),
+    "POST /v1/adviser/skills": Operation({201: answers.Skill, 200: answers.Skill}),
     # the server
     "GET /.well-known/jwks.json": Operation({200: answers.Jwks}),
     "GET /healthz": Operation({200: answers.Health}),

@@ -6,10 +6,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, func, insert, select, update
 
 from accord.adviser.questions import Question
-from accord.store.tables import adviser_cases, adviser_changes, adviser_questions, adviser_versions
+from accord.store.tables import (
+    adviser_cases,
+    adviser_changes,
+    adviser_held,
+    adviser_questions,
+    adviser_skills,
+    adviser_versions,
+)
 
 
 @dataclass(frozen=True)
@@ -249,3 +256,79 @@ def set_question_status(
         )
         .values(status=status, updated_at=now)
     )
+
+
+def skills(conn: Connection, principal_id: str) -> list[dict[str, Any]]:
+    """The principal's registered skills as declared, by id."""
+    query = (
+        select(adviser_skills.c.body)
+        .where(adviser_skills.c.principal_id == principal_id)
+        .order_by(adviser_skills.c.skill_id)
+    )
+    return [dict(json.loads(body)) for (body,) in conn.execute(query)]
+
+
+def save_skill(
+    conn: Connection, principal_id: str, skill_id: str, body: dict[str, Any], now: str
+) -> bool:
+    """Declare or replace a skill; whether it is new."""
+    found = conn.execute(
+        select(adviser_skills.c.skill_id).where(
+            adviser_skills.c.principal_id == principal_id, adviser_skills.c.skill_id == skill_id
+        )
+    ).first()
+    if found is None:
+        conn.execute(
+            insert(adviser_skills).values(
+                principal_id=principal_id,
+                skill_id=skill_id,
+                body=_dumps(body),
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        return True
+    conn.execute(
+        update(adviser_skills)
+        .where(adviser_skills.c.principal_id == principal_id, adviser_skills.c.skill_id == skill_id)
+        .values(body=_dumps(body), updated_at=now)
+    )
+    return False
+
+
+@dataclass(frozen=True)
+class HeldRow:
+    finding_id: str
+    skill_id: str
+    held_at: int
+    patch: dict[str, Any]
+
+
+def hold(conn: Connection, case_id: str, rows: Sequence[HeldRow]) -> None:
+    start = conn.execute(
+        select(func.count()).select_from(adviser_held).where(adviser_held.c.case_id == case_id)
+    ).scalar_one()
+    for offset, row in enumerate(rows):
+        conn.execute(
+            insert(adviser_held).values(
+                case_id=case_id,
+                position=int(start) + offset,
+                finding_id=row.finding_id,
+                skill_id=row.skill_id,
+                held_at=row.held_at,
+                patch=_dumps(row.patch),
+            )
+        )
+
+
+def held(conn: Connection, case_id: str) -> list[HeldRow]:
+    """Every patch the case ever held, in the order held."""
+    query = (
+        select(adviser_held)
+        .where(adviser_held.c.case_id == case_id)
+        .order_by(adviser_held.c.position)
+    )
+    return [
+        HeldRow(r.finding_id, r.skill_id, int(r.held_at), dict(json.loads(r.patch)))
+        for r in conn.execute(query)
+    ]

@@ -401,3 +401,41 @@ adviser_questions = Table(
     Column("created_at", TIME, nullable=False),
     Column("updated_at", TIME, nullable=False),
 )
+
+# Adviser skills, held patches and linked tables (0013): a principal's registered skills,
+# replaced and never deleted; red-team patches as they were held, append-only; links with the
+# seat they bind and how far into the table's log the case has read.
+adviser_skills = Table(
+    "adviser_skills",
+    metadata,
+    Column("principal_id", ID, ForeignKey("principals.id"), primary_key=True),
+    Column("skill_id", ID, primary_key=True),
+    Column("body", Text, nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Column("updated_at", TIME, nullable=False),
+)
+
+adviser_held = Table(
+    "adviser_held",
+    metadata,
+    Column("case_id", ID, ForeignKey("adviser_cases.id"), primary_key=True),
+    Column("position", Integer, primary_key=True),
+    Column("finding_id", ID, nullable=False),
+    Column("skill_id", ID, nullable=False),
+    Column("held_at", BigInteger, nullable=False),
+    Column("patch", Text, nullable=False),
+)
+
+adviser_links = Table(
+    "adviser_links",
+    metadata,
+    Column("id", ID, primary_key=True),
+    Column("case_id", ID, ForeignKey("adviser_cases.id"), nullable=False),
+    Column("protocol", String(16), nullable=False),
+    Column("negotiation_id", ID, nullable=False),
+    Column("seat", String(16), nullable=False),
+    Column("through_seq", BigInteger, nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Index("adviser_links_by_case", "case_id"),
+    Index("adviser_links_by_seat", "protocol", "negotiation_id", "seat"),
+)

@@ -198,10 +198,14 @@ def test_another_principal_or_nobody_learns_nothing_of_a_case(
         "override": {"decision": "accept", "reason": "x"},
         "seen": {},
         "close": {"outcome": "closed", "reason": "x"},
+        "runs": {},
+        "finding-1": {"reconciliation": "ACCEPT"},
     }
     for operation in CASE_ROUTES:
         method, template = operation.split(" ", 1)
-        path = template.format(case_id=case_id, number=1, change_id=change_id)
+        path = template.format(
+            case_id=case_id, number=1, change_id=change_id, skill_id="F04", finding_id="finding-1"
+        )
         body = bodies[path.rsplit("/", 1)[-1]] if method == "POST" else None
         for token in (bob.owner_key, bob.agent_key, None):
             headers = key(token) if token else {}

@@ -113,6 +113,10 @@ MATRIX: Final[dict[str, Expected]] = {
     "POST /v1/adviser/cases/{case_id}/deal-review": PRINCIPAL_OWNER,
     "POST /v1/adviser/cases/{case_id}/deal-review/override": PRINCIPAL_OWNER,
     "POST /v1/adviser/cases/{case_id}/close": PRINCIPAL_OWNER,
+    "POST /v1/adviser/cases/{case_id}/skills/{skill_id}/runs": PRINCIPAL_OWNER,
+    "POST /v1/adviser/cases/{case_id}/findings/{finding_id}": PRINCIPAL_OWNER,
+    "GET /v1/adviser/skills": PRINCIPAL,
+    "POST /v1/adviser/skills": PRINCIPAL_OWNER,
     "GET /.well-known/jwks.json": PUBLIC,
     "GET /healthz": PUBLIC,
     "GET /openapi.json": PUBLIC,
@@ -193,6 +197,8 @@ def test_who_may_call_what(
         case_id=credentials.case_id,
         number=1,
         change_id="chg_none",
+        finding_id="fnd_none",
+        skill_id="F04",
     )
     got = {}
     for kind in KINDS:

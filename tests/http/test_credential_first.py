@@ -57,6 +57,15 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
     ("POST", CASE + "/deal-review"): OWNER_ONLY,
     ("POST", CASE + "/deal-review/override"): OWNER_ONLY,
     ("POST", CASE + "/close"): OWNER_ONLY,
+    ("POST", CASE + "/skills/{skill_id}/runs"): OWNER_ONLY,
+    ("POST", CASE + "/findings/{finding_id}"): OWNER_ONLY,
+    ("GET", "/v1/adviser/skills"): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
+    ("POST", "/v1/adviser/skills"): (
+        ("nobody", "unauthenticated"),
+        ("stranger", "unauthenticated"),
+        ("principal_agent", "forbidden"),
+        ("room_owner", "forbidden"),
+    ),
     ("GET", ROOM): (("nobody", "unauthenticated"), ("other_room_owner", "forbidden")),
     ("POST", ROOM + "/moves"): (
         ("nobody", "unauthenticated"),
@@ -282,6 +291,8 @@ class World:
             case_id=self.case_id,
             number=1,
             change_id="chg_none",
+            finding_id="fnd_none",
+            skill_id="F04",
         )
 
 
