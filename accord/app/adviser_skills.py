@@ -32,8 +32,6 @@ from accord.store import adviser as rows
 
 NO_SKILL = "No skill by this id; GET /v1/adviser/skills lists the built-ins and yours."
 FINAL = ("ACCEPT", "REJECT")
-COMPUTED = ("F01", "F02", "F03", "F04", "F05", "F07")
-"""The built-ins a run computes from the state alone; F06, F08 and F09 have their own inputs."""
 
 
 class AdviserSkills:
@@ -119,6 +117,7 @@ class AdviserSkills:
                 body.request,
                 depth_given=row.depth_given,
                 known=known,
+                request_id=request_id,
             )
         except BadRequest as error:
             raise refuse(

@@ -20,6 +20,7 @@ from accord.core.jsonio import JSONError, parse
 from accord.sdk import AccordError
 
 CASES: Final = "v1/adviser/cases"
+SKILLS: Final = "v1/adviser/skills"
 MARKDOWN: Final = "text/markdown"
 TIMEOUT_SECONDS: Final = 30.0
 
@@ -87,6 +88,19 @@ class Cases:
     def override(self, case_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
         return self._send("POST", (case_id, "deal-review", "override"), body)
 
+    def run(self, case_id: str, skill_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        return self._send("POST", (case_id, "skills", skill_id, "runs"), body)
+
+    def reconcile(self, case_id: str, finding_id: str, decision: str) -> dict[str, Any]:
+        body = {"reconciliation": decision}
+        return self._send("POST", (case_id, "findings", finding_id), body)
+
+    def skills(self) -> dict[str, Any]:
+        return _answer(self._request("GET", (), base=SKILLS))
+
+    def declare(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        return _answer(self._request("POST", (), body=body, base=SKILLS))
+
     def export(self, case_id: str, number: int | None) -> str:
         """The brief's Markdown, as the server wrote it."""
         query = {} if number is None else {"version": number}
@@ -109,8 +123,9 @@ class Cases:
         body: Mapping[str, Any] | None = None,
         query: Mapping[str, int] | None = None,
         accept: str = "application/json",
+        base: str = CASES,
     ) -> httpx.Response:
-        path = "/".join([CASES, *(quote(s, safe="") for s in segments)])
+        path = "/".join([base, *(quote(s, safe="") for s in segments)])
         try:
             return self._http.request(
                 method, path, json=body, params=query, headers={"Accept": accept}

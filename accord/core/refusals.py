@@ -60,7 +60,6 @@ class RefusalCode(StrEnum):
     NOTHING_TO_OVERRIDE = "nothing_to_override"
     FINDING_FINAL = "finding_final"
     NOT_LINKED = "not_linked"
-    ALREADY_LINKED = "already_linked"
     INTERNAL = "internal"
 
 

@@ -458,3 +458,26 @@ def test_red_team_patches_wait_for_the_user(client: httpx.Client, ada: Principal
     assert again.status_code == 400  # a finding id the case already holds
     types = [e["type"] for e in case["state"]["history"]["material_events"]]
     assert types.count("finding_reconciled") == 2 and "skill_run" in types
+
+
+def test_roleplay_records_its_findings_at_hypothesis(client: httpx.Client, ada: Principal) -> None:
+    case_id = open_case(client, ada)["case_id"]
+    topic = send(client, ada, case_id, 1, add("t", "/topics_targets_tradeoffs/topics/-", SALARY))
+    assert topic.json()["applied"], topic.text
+    ran = run(client, ada, case_id, "F06", request={"seeds": [0, 1, 2], "rounds": 20})
+    assert ran.status_code == 200, ran.text
+    body = ran.json()
+    findings = body["response"]["findings"]
+    assert findings and all(f["evidence_status"] == "HYPOTHESIS" for f in findings)
+    assert body["refused"] == []
+    assert body["response"]["deliverable"]["kind"] == "roleplay"
+    state = client.get(f"{CASES}/{case_id}", headers=key(ada.owner_key)).json()["state"]
+    roleplay = state["roleplay"]
+    assert roleplay["last_snapshot_version"] == 2
+    assert [f["finding_id"] for f in roleplay["red_team_findings"]] == [
+        f["finding_id"] for f in findings
+    ]
+    reactions = state["rapport_reactions_responses"]["likely_reactions"]
+    assert reactions and all(r["evidence_status"] == "HYPOTHESIS" for r in reactions)
+    bad = run(client, ada, case_id, "F06", request={"rounds": 0})
+    assert (bad.status_code, bad.json()["error"]["code"]) == (400, "invalid_request")
