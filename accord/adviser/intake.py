@@ -14,6 +14,17 @@ INTAKE = Author(
     writes=("/meta/lifecycle_stage", "/meta/analysis_depth", "/objective/user_stated_objective"),
 )
 MATERIAL = ("critical", "high")
+BATNA_QUESTION = Question(
+    "Q-batna",
+    "If you reach no agreement, what will you do instead?",
+    1,
+    "Decides when walking away beats the deal on the table.",
+    True,
+    "text",
+    "/alternatives/user/batna/description",
+    "F01",
+)
+"""Asked by intake, and by F03 while the BATNA is still missing."""
 QUESTIONS = (
     Question(
         "Q-objective",
@@ -25,16 +36,7 @@ QUESTIONS = (
         "/objective/user_stated_objective",
         "F01",
     ),
-    Question(
-        "Q-batna",
-        "If you reach no agreement, what will you do instead?",
-        1,
-        "Decides when walking away beats the deal on the table.",
-        True,
-        "text",
-        "/alternatives/user/batna/description",
-        "F01",
-    ),
+    BATNA_QUESTION,
     Question(
         "Q-counterpart",
         "Who are you negotiating with (the organisation)?",

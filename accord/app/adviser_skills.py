@@ -255,14 +255,15 @@ def _offer(request: Any) -> Offer:
     try:
         return Offer.model_validate(request["offer"])
     except ValidationError as error:
-        fields = {
-            "request.offer." + ".".join(str(p) for p in e["loc"]): e["msg"] for e in error.errors()
-        }
-        raise refuse(
-            RefusalCode.INVALID_REQUEST,
-            "Fix the request: see fields for what is wrong.",
-            fields=fields,
-        ) from None
+        raise _invalid("request.offer", error) from None
+
+
+def _invalid(member: str, error: ValidationError) -> Exception:
+    """A nested body's errors as `invalid_request`, each field named from `member` down."""
+    fields = {f"{member}." + ".".join(str(p) for p in e["loc"]): e["msg"] for e in error.errors()}
+    return refuse(
+        RefusalCode.INVALID_REQUEST, "Fix the request: see fields for what is wrong.", fields=fields
+    )
 
 
 def _registered(
@@ -272,14 +273,7 @@ def _registered(
     try:
         response = SkillResponse.model_validate(body)
     except ValidationError as error:
-        fields = {
-            "response." + ".".join(str(p) for p in e["loc"]): e["msg"] for e in error.errors()
-        }
-        raise refuse(
-            RefusalCode.INVALID_REQUEST,
-            "Fix the response: see fields for what is wrong.",
-            fields=fields,
-        ) from None
+        raise _invalid("response", error) from None
     current = int(state["meta"]["state_version"])
     invalid_unless(
         response.skill_id == skill.skill_id,

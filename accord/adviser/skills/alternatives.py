@@ -2,8 +2,10 @@
 from what they hope for, and whether the minimums they set are worth more than walking away."""
 
 import re
+from dataclasses import replace
 
 from accord.adviser.checks import minimum_vs_batna
+from accord.adviser.intake import BATNA_QUESTION
 from accord.adviser.questions import Question
 from accord.adviser.skills.common import ids, patch
 from accord.adviser.skills.output import Output
@@ -21,18 +23,7 @@ def run(state: NegotiationState) -> Output:
     patches = []
     has_batna = bool(batna.description or batna.value)
     if not has_batna:
-        questions.append(
-            Question(
-                "Q-batna",
-                "If you reach no agreement, what will you do instead?",
-                1,
-                "Decides when walking away beats the deal on the table.",
-                True,
-                "text",
-                "/alternatives/user/batna/description",
-                "F03",
-            )
-        )
+        questions.append(replace(BATNA_QUESTION, asked_by="F03"))
     if alternatives.user.watna.description is None:
         questions.append(
             Question(
