@@ -1,9 +1,9 @@
 """What the adviser's calls take (adviser-api.md, Cases): strict bodies, refused whole when a
 member is unknown or of the wrong type."""
 
-from typing import Literal
+from typing import Literal, Self
 
-from pydantic import Field, JsonValue
+from pydantic import Field, JsonValue, model_validator
 
 from accord.adviser.enums import AnalysisDepth
 from accord.adviser.patches import Patch
@@ -62,3 +62,20 @@ class RunInput(Strict):
 
 class ReconcileInput(Strict):
     reconciliation: Literal["ACCEPT", "TEST", "REJECT", "DEFER"]
+
+
+class LinkInput(Strict):
+    """A table to follow: `rooms` (the seat's seat or owner token), `arbitrated` (the buyer's
+    session token) or `intro` (an opportunity of yours; no credential)."""
+
+    protocol: Literal["rooms", "arbitrated", "intro"]
+    negotiation_id: str = Field(min_length=1, max_length=128)
+    credential: str | None = Field(default=None, min_length=1, max_length=512)
+
+    @model_validator(mode="after")
+    def _credential_fits(self) -> Self:
+        if self.protocol == "intro" and self.credential is not None:
+            raise ValueError("credential: an introduction is linked by your own seat, without one")
+        if self.protocol != "intro" and self.credential is None:
+            raise ValueError(f"credential: {self.protocol} needs the seat's credential")
+        return self

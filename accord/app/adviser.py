@@ -42,6 +42,7 @@ from accord.core.refusals import RefusalCode, refuse
 from accord.core.times import format_time
 from accord.store import adviser as rows
 from accord.store.database import Database
+from accord.store.events import NewEvent
 
 JSONBody = dict[str, Any]
 T = TypeVar("T")
@@ -64,6 +65,9 @@ class Adviser:
         self._write = negotiations.write
         """The kernel's write: the events a call emits wake the principal's streams."""
         self._emit = negotiations.emit
+        self._kernel = negotiations
+        self.catch_up: Callable[[str], int] = _nothing_linked
+        """Set by the composition root: reads what the case's linked tables appended."""
 
     def read(self, fn: Callable[[Connection], T]) -> T:
         return self._db.read(fn)
@@ -73,6 +77,12 @@ class Adviser:
 
     def now(self) -> datetime:
         return self._clock()
+
+    def emit(self, conn: Connection, events: Sequence[NewEvent]) -> None:
+        self._emit(conn, events)
+
+    def announce(self, conn: Connection, keys: set[str]) -> None:
+        self._kernel.announce(conn, keys)
 
     # -- cases -------------------------------------------------------------------------------
 
@@ -127,7 +137,14 @@ class Adviser:
         """not_found → forbidden, before a body is read."""
         self._db.read(lambda conn: own(conn, caller, case_id, action))
 
+    def fresh(self, caller: PrincipalCaller, case_id: str) -> None:
+        """The owner's case with what its linked tables appended read into it first."""
+        self.find(caller, case_id, Action.READ)
+        self.catch_up(case_id)
+
     def get(self, caller: PrincipalCaller, case_id: str) -> JSONBody:
+        self.fresh(caller, case_id)
+
         def read(conn: Connection) -> JSONBody:
             row = own(conn, caller, case_id, Action.READ)
             return _case(conn, row, state_at(conn, row.id, row.state_version))
@@ -149,6 +166,7 @@ class Adviser:
 
     def export(self, caller: PrincipalCaller, case_id: str, number: int | None) -> str:
         """The one-page brief of a version (the current one by default)."""
+        self.fresh(caller, case_id)
 
         def read(conn: Connection) -> str:
             row = own(conn, caller, case_id, Action.READ)
@@ -164,6 +182,8 @@ class Adviser:
         return self._db.read(read)
 
     def history(self, caller: PrincipalCaller, case_id: str) -> JSONBody:
+        self.fresh(caller, case_id)
+
         def read(conn: Connection) -> JSONBody:
             row = own(conn, caller, case_id, Action.READ)
             state = state_at(conn, case_id, row.state_version)
@@ -480,7 +500,7 @@ def _case(conn: Connection, row: rows.CaseRow, state: dict[str, Any]) -> JSONBod
         "questions": [q.as_json() for q in rows.questions(conn, row.id) if q.status == "open"],
         "material_changes": [_change(c) for c in rows.unseen_changes(conn, row.id)],
         "held": held(conn, row.id, state),
-        "links": [],
+        "links": [link_json(link) for link in rows.case_links(conn, row.id)],
         "checks": checks(model),
         "created_at": row.created_at,
         "updated_at": row.updated_at,
@@ -500,6 +520,20 @@ def held(conn: Connection, case_id: str, state: dict[str, Any]) -> list[JSONBody
         for h in rows.held(conn, case_id)
         if h.finding_id in waiting
     ]
+
+
+def link_json(link: rows.LinkRow) -> JSONBody:
+    """A link as the links call answers it: the seat, never the credential."""
+    return {
+        "link_id": link.id,
+        "protocol": link.protocol,
+        "negotiation_id": link.negotiation_id,
+        "seat": link.seat,
+    }
+
+
+def _nothing_linked(case_id: str) -> int:
+    return 0
 
 
 def _change(change: rows.ChangeRow) -> JSONBody:

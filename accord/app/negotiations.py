@@ -10,7 +10,7 @@ import functools
 import json
 import secrets
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -31,7 +31,7 @@ from accord.core.jsonio import canonical
 from accord.core.protocol import CatchesUp, Context, Decision, Seen, Table, never_seen
 from accord.core.refusals import Refusal, RefusalCode, Refused, refuse
 from accord.core.times import format_time
-from accord.store import records
+from accord.store import notifications, records
 from accord.store.database import Database
 from accord.store.events import NewEvent, insert_events, insert_party_scopes
 from accord.trust.receipts import signed_receipt, unsigned_receipt
@@ -207,6 +207,12 @@ class Negotiations:
         inside `write` or `write_async`: a plain `Database.write` collects no keys, and on
         SQLite no stream would be woken."""
         self._collect(insert_events(conn, events))
+
+    def announce(self, conn: Connection, keys: Collection[str]) -> None:
+        """Keys with no event behind them, heard by every process once this write commits
+        (a subscriber's cue to read the store again)."""
+        notifications.publish(conn, keys)
+        self._collect(frozenset(keys))
 
     def _collect(self, keys: frozenset[str]) -> None:
         collected: set[str] | None = getattr(self._appending, "keys", None)

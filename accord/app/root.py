@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from accord.app.adviser import Adviser
+from accord.app.adviser_links import AdviserLinks
 from accord.app.adviser_skills import AdviserSkills
 from accord.app.events import Events
 from accord.app.index import IntentIndex
@@ -102,6 +103,9 @@ class Accord:
         self.principals.selected = self.intro_agent.follow_principal
         self.adviser = Adviser(self.db, self.negotiations, clock=clock)
         self.adviser_skills = AdviserSkills(self.adviser)
+        self.adviser_links = AdviserLinks(self.adviser, self.db)
+        self.adviser.catch_up = self.adviser_links.catch_up
+        self.notifier.subscribe(self.adviser_links.heard)
         self.rooms = Rooms(self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings)
         self.sessions = Sessions(
             self.negotiations,
@@ -113,10 +117,11 @@ class Accord:
     def sweep(self) -> "Swept":
         """Every expiry that is due: negotiations (each table's own), then introductions
         that waited on their people past `--pending-ttl`; then the `accord` agent's turns
-        in the introductions still under way."""
+        in the introductions still under way, and the adviser cases following a table."""
         ended = self.negotiations.sweep()
         swept = Swept(ended, self.opportunities.expire_pending(self.settings.pending_ttl))
         self.intro_agent.follow_open()
+        self.adviser_links.follow()
         return swept
 
     def close(self) -> None:

@@ -60,6 +60,7 @@ class RefusalCode(StrEnum):
     NOTHING_TO_OVERRIDE = "nothing_to_override"
     FINDING_FINAL = "finding_final"
     NOT_LINKED = "not_linked"
+    ALREADY_LINKED = "already_linked"
     INTERNAL = "internal"
 
 

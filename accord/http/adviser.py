@@ -13,6 +13,7 @@ from accord.adviser.requests import (
     CaseInput,
     CloseInput,
     Empty,
+    LinkInput,
     OverrideInput,
     PatchSet,
     ReconcileInput,
@@ -21,6 +22,7 @@ from accord.adviser.requests import (
 )
 from accord.adviser.skills.registry import Declaration
 from accord.app.adviser import Adviser
+from accord.app.adviser_links import AdviserLinks
 from accord.app.adviser_skills import AdviserSkills
 from accord.app.identity import PrincipalCaller
 from accord.app.principals import Action, Principals
@@ -177,6 +179,16 @@ def post_finding(
     case_id: str, finding_id: str, body: ReconcileInput, request: Request, caller: CaseOwner
 ) -> dict[str, Any]:
     return _skills(request).reconcile(caller, case_id, finding_id, body)
+
+
+@router.post(
+    CASES + "/{case_id}/links",
+    status_code=201,
+    summary="Follow a seat of a room, an arbitrated session or an introduction (owner key)",
+)
+def post_link(case_id: str, body: LinkInput, request: Request, caller: CaseOwner) -> dict[str, Any]:
+    links: AdviserLinks = request.app.state.accord.adviser_links
+    return links.link(caller, case_id, body)
 
 
 @router.get("/v1/adviser/skills", summary="The built-in skills and your own")

@@ -543,6 +543,15 @@ class CaseQuestion(Described):
     status: Literal["open", "answered", "obsolete"]
 
 
+class Link(Described):
+    link_id: str
+    protocol: Literal["rooms", "arbitrated", "intro"]
+    negotiation_id: str = Field(description="The room, session or opportunity followed.")
+    seat: Literal["opener", "joiner", "buyer", "initiator", "responder"] = Field(
+        description="The seat the case follows; the credential is never kept."
+    )
+
+
 class Case(Described):
     case_id: str
     title: str
@@ -556,7 +565,7 @@ class Case(Described):
     held: list[dict[str, Any]] = Field(
         description="Patches waiting for a finding's reconciliation."
     )
-    links: list[dict[str, Any]]
+    links: list[Link]
     checks: list[dict[str, Any]] = Field(description="Preparation checks, computed at each read.")
     created_at: str = Field(description="RFC 3339.")
     updated_at: str = Field(description="RFC 3339.")

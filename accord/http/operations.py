@@ -260,6 +260,10 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
     "POST /v1/adviser/cases/{case_id}/findings/{finding_id}": Operation(
         {200: answers.PatchResult}, frozenset({C.NOT_FOUND, C.CASE_CLOSED, C.FINDING_FINAL})
     ),
+    "POST /v1/adviser/cases/{case_id}/links": Operation(
+        {201: answers.Link},
+        frozenset({C.NOT_FOUND, C.FORBIDDEN, C.CASE_CLOSED, C.ALREADY_LINKED}),
+    ),
     "GET /v1/adviser/skills": Operation({200: answers.Skills}),
     "POST /v1/adviser/skills": Operation({201: answers.Skill, 200: answers.Skill}),
     # the server

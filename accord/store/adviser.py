@@ -13,6 +13,7 @@ from accord.store.tables import (
     adviser_cases,
     adviser_changes,
     adviser_held,
+    adviser_links,
     adviser_questions,
     adviser_skills,
     adviser_versions,
@@ -332,3 +333,76 @@ def held(conn: Connection, case_id: str) -> list[HeldRow]:
         HeldRow(r.finding_id, r.skill_id, int(r.held_at), dict(json.loads(r.patch)))
         for r in conn.execute(query)
     ]
+
+
+@dataclass(frozen=True)
+class LinkRow:
+    id: str
+    case_id: str
+    protocol: str
+    negotiation_id: str
+    seat: str
+    through_seq: int
+    created_at: str
+
+
+def _link(row: Any) -> LinkRow:
+    return LinkRow(
+        row.id,
+        row.case_id,
+        row.protocol,
+        row.negotiation_id,
+        row.seat,
+        int(row.through_seq),
+        row.created_at,
+    )
+
+
+def insert_link(conn: Connection, link: LinkRow) -> None:
+    conn.execute(
+        insert(adviser_links).values(
+            id=link.id,
+            case_id=link.case_id,
+            protocol=link.protocol,
+            negotiation_id=link.negotiation_id,
+            seat=link.seat,
+            through_seq=link.through_seq,
+            created_at=link.created_at,
+        )
+    )
+
+
+def case_links(conn: Connection, case_id: str) -> list[LinkRow]:
+    query = (
+        select(adviser_links)
+        .where(adviser_links.c.case_id == case_id)
+        .order_by(adviser_links.c.created_at, adviser_links.c.id)
+    )
+    return [_link(r) for r in conn.execute(query)]
+
+
+def open_links(conn: Connection, *, negotiation_ids: Sequence[str] | None = None) -> list[LinkRow]:
+    """The links of cases not closed (of these negotiations, when given)."""
+    query = (
+        select(adviser_links)
+        .join(adviser_cases, adviser_cases.c.id == adviser_links.c.case_id)
+        .where(adviser_cases.c.status.not_in(("closed", "no_deal")))
+        .order_by(adviser_links.c.case_id, adviser_links.c.id)
+    )
+    if negotiation_ids is not None:
+        query = query.where(adviser_links.c.negotiation_id.in_(negotiation_ids))
+    return [_link(r) for r in conn.execute(query)]
+
+
+def seat_link(conn: Connection, protocol: str, negotiation_id: str, seat: str) -> LinkRow | None:
+    """The link that holds this seat for a case not closed, if any."""
+    found = [
+        link
+        for link in open_links(conn, negotiation_ids=[negotiation_id])
+        if link.protocol == protocol and link.seat == seat
+    ]
+    return found[0] if found else None
+
+
+def read_through(conn: Connection, link_id: str, seq: int) -> None:
+    conn.execute(update(adviser_links).where(adviser_links.c.id == link_id).values(through_seq=seq))
