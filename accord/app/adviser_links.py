@@ -14,12 +14,12 @@ import logging
 import queue
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from sqlalchemy import Connection
 
-from accord.adviser.patches import SetContext, validate
+from accord.adviser.patches import Patch, SetContext, validate
 from accord.adviser.requests import LinkInput
 from accord.adviser.review import review_patches
 from accord.adviser.skills.registry import BUILTIN, view
@@ -58,12 +58,19 @@ NOT_A_SEAT: Final = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass
 class Caught:
-    """What one catch-up made."""
+    """What catching up made: the versions, and every patch F09 and F08 applied."""
 
-    versions: int
-    through_seq: int
+    versions: int = 0
+    patches: list[Patch] = field(default_factory=list)
+    last: JSONBody | None = None
+    """The last version's result, as a write answers it."""
+
+    def add(self, more: "Caught") -> None:
+        self.versions += more.versions
+        self.patches += more.patches
+        self.last = more.last or self.last
 
 
 class AdviserLinks:
@@ -116,15 +123,19 @@ class AdviserLinks:
             row = rows.find_case(conn, case_id, lock=True)
             if row is None or row.status in ("closed", "no_deal"):
                 return 0
-            made = 0
-            for link in rows.case_links(conn, case_id):
-                made += self._catch_up(conn, row, link).versions
-                row = rows.find_case(conn, case_id) or row
-            return made
+            return self.caught_up(conn, row).versions
 
         if not self._behind(case_id):
             return 0
         return self._adviser.write(txn)
+
+    def caught_up(self, conn: Connection, row: rows.CaseRow) -> Caught:
+        """Every link of the case read to its table's last envelope, in the caller's write."""
+        caught = Caught()
+        for link in rows.case_links(conn, row.id):
+            caught.add(self._catch_up(conn, row, link))
+            row = rows.find_case(conn, row.id) or row
+        return caught
 
     def _behind(self, case_id: str) -> bool:
         """Whether a table of the case has envelopes the case has not read (one read, so an
@@ -220,20 +231,21 @@ class AdviserLinks:
         log_id = self._log_id(conn, link.protocol, link.negotiation_id, None)
         envelopes = [parse_canonical(b) for b in records.read_log_bodies(conn, log_id)]
         read = moves(envelopes, link.seat)
-        made = 0
+        caught = Caught()
         state = state_at(conn, row.id, row.state_version)
         for at, move in enumerate(read):
             if move.seq <= link.through_seq:
                 continue
             source_ref = f"{link.protocol}:{link.negotiation_id}#{move.seq}"
-            recorded = self._one(conn, row, state, read, at, source_ref, link.id)
-            if recorded is not None:
-                state, made = recorded, made + 1
+            one = self._one(conn, row, state, read, at, source_ref, link.id)
+            if one is not None:
+                state = one.document
+                caught.add(one.caught)
                 row = rows.find_case(conn, row.id) or row
         through = int(envelopes[-1]["seq"]) if envelopes else link.through_seq
         if through != link.through_seq:
             rows.read_through(conn, link.id, through)
-        return Caught(made, through)
+        return caught
 
     def _one(
         self,
@@ -244,9 +256,9 @@ class AdviserLinks:
         at: int,
         source_ref: str,
         link_id: str,
-    ) -> dict[str, Any] | None:
+    ) -> "_Made | None":
         """F09 on one envelope, with F08 on the counterpart's terms it put on the table, as one
-        `table_update` version; the new state, or None when nothing changed."""
+        `table_update` version; None when nothing changed."""
         now = self._adviser.now()
         blank = version_one(row.id, row.title, now)
         seen = NegotiationState.model_validate(view(state, FOLLOWER.reads, blank))
@@ -256,11 +268,13 @@ class AdviserLinks:
         verdicts = validate(SetContext(state, row.state_version, FOLLOWER.author), made.patches)
         assert not verdicts.refused, verdicts.refused  # F09 writes only what it declares
         recommendation = None
+        applied = list(made.patches)
         if made.review is not None:
             reviewed = NegotiationState.model_validate(
                 view(verdicts.document, REVIEWER.reads, blank)
             )
             patches = review_patches(reviewed, made.review, source_ref)
+            applied += patches
             more = validate(
                 SetContext(verdicts.document, row.state_version, REVIEWER.author), patches
             )
@@ -278,13 +292,13 @@ class AdviserLinks:
         )
         if version is None:
             return None
-        self._adviser.record(conn, row, verdicts, version)
+        result = self._adviser.record(conn, row, verdicts, version)
         if recommendation is not None:
             event = adviser_event(
                 row.principal_id, "deal_review", row.id, recommendation=recommendation
             )
             self._adviser.emit(conn, [event])
-        return version.document
+        return _Made(version.document, Caught(1, applied, result))
 
     # -- the tables --------------------------------------------------------------------------
 
@@ -318,3 +332,9 @@ class AdviserLinks:
             if body.protocol == "arbitrated" and isinstance(who, SessionCaller):
                 return "buyer"
         raise refuse(RefusalCode.FORBIDDEN, NOT_A_SEAT[body.protocol])
+
+
+@dataclass(frozen=True)
+class _Made:
+    document: dict[str, Any]
+    caught: Caught

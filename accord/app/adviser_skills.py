@@ -16,12 +16,13 @@ from accord.adviser.pointers import PointerError, locate
 from accord.adviser.questions import Question
 from accord.adviser.requests import ReconcileInput, RunInput
 from accord.adviser.review import Offer
-from accord.adviser.skills.output import respond, unheeded_block
+from accord.adviser.skills.output import Output, respond, unheeded_block
 from accord.adviser.skills.registry import BUILTINS, Declaration, Skill
 from accord.adviser.skills.response import SkillResponse, SkillWarning
 from accord.adviser.skills.runs import BadRequest, compute
 from accord.adviser.versions import next_version, version_one
 from accord.app.adviser import Adviser, JSONBody, ensure_open, own, state_at
+from accord.app.adviser_links import AdviserLinks
 from accord.app.identity import PrincipalCaller
 from accord.app.intents import check_may, invalid_unless
 from accord.app.principals import Action
@@ -35,8 +36,9 @@ FINAL = ("ACCEPT", "REJECT")
 
 
 class AdviserSkills:
-    def __init__(self, adviser: Adviser) -> None:
+    def __init__(self, adviser: Adviser, links: AdviserLinks) -> None:
         self._adviser = adviser
+        self._links = links
 
     # -- the registry ------------------------------------------------------------------------
 
@@ -84,11 +86,9 @@ class AdviserSkills:
                 ensure_open(row)
                 return self._adviser.reviewed(conn, row, offer)
             if skill_id == "F09":
+                invalid_unless(body.request in (None, {}), {"request": "F09 takes no request"})
                 ensure_open(row)
-                raise refuse(
-                    RefusalCode.NOT_LINKED,
-                    "F09 reads a linked table, and this case has none: POST …/links links one.",
-                )
+                return self._follow(conn, row)
             request_id = new_id("run")
             if skill.builtin:
                 response = self._computed(skill, state, row, body, known, request_id)
@@ -98,6 +98,35 @@ class AdviserSkills:
             return self._apply(conn, row, skill, state, response, known)
 
         return self._adviser.write(txn)
+
+    def _follow(self, conn: Connection, row: rows.CaseRow) -> JSONBody:
+        """F09 run by hand: the linked tables read to their last envelope now (what the
+        follower would read a moment later), one `table_update` version per envelope."""
+        if not rows.case_links(conn, row.id):
+            raise refuse(
+                RefusalCode.NOT_LINKED,
+                "F09 reads a linked table, and this case has none: POST …/links links one.",
+            )
+        caught = self._links.caught_up(conn, row)
+        versions = caught.versions
+        conclusion = (
+            f"Read the linked tables: {versions} new version{'s' if versions != 1 else ''}"
+            if versions
+            else "The linked tables have nothing new"
+        )
+        output = Output(conclusion, "high", patches=caught.patches)
+        request_id = new_id("run")
+        response = respond("F09", request_id, row.state_version, output, {})
+        last = caught.last or {
+            "applied": [],
+            "refused": [],
+            "held": [],
+            "warnings": [],
+            "state_version": row.state_version,
+            "material_change": None,
+        }
+        applied = [{"patch_id": p.patch_id, "path": p.path} for p in caught.patches]
+        return {**last, "applied": applied, "response": response.model_dump(mode="json")}
 
     def _computed(
         self,

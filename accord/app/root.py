@@ -102,8 +102,8 @@ class Accord:
         self.intents.committed = self.intro_agent.follow_intent
         self.principals.selected = self.intro_agent.follow_principal
         self.adviser = Adviser(self.db, self.negotiations, clock=clock)
-        self.adviser_skills = AdviserSkills(self.adviser)
         self.adviser_links = AdviserLinks(self.adviser, self.db)
+        self.adviser_skills = AdviserSkills(self.adviser, self.adviser_links)
         self.adviser.catch_up = self.adviser_links.catch_up
         self.notifier.subscribe(self.adviser_links.heard)
         self.rooms = Rooms(self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings)

@@ -6,7 +6,6 @@ every refusal; and nothing of the case ever reaches the table."""
 from typing import Any
 
 import httpx
-import pytest
 
 from tests.adviser.test_cases_http import CASES, add, open_case, send
 from tests.conftest import LiveServer

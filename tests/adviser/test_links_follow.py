@@ -1,0 +1,145 @@
+"""How a case keeps up with its linked table without its owner asking: the follower hears each
+commit of a followed table, a sweep reads what a stopped process never followed, and F09 run by
+hand reads the rest; each envelope is read once, however often and by whomever."""
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from accord.adviser.requests import CaseInput, LinkInput, PatchSet, RunInput
+from accord.app.identity import PrincipalCaller
+from accord.app.principals import Action
+from accord.app.root import Accord
+from accord.protocols.rooms.moves import JoinRequest, MoveRequest, OpenRequest
+from accord.store import adviser as rows
+from accord.store.database import Database
+from tests.adviser.test_links_http import (
+    SALARY,
+    SCHEMA,
+    counter,
+    link,
+    room,
+    salary_case,
+    terms,
+)
+from tests.conftest import LiveServer
+from tests.principals.conftest import Principal, make_principal
+
+JSONBody = dict[str, Any]
+
+
+def setup(accord: Accord) -> tuple[PrincipalCaller, str, JSONBody]:
+    """A case with the salary topic, and a room it follows from the joiner's seat."""
+    made = make_principal(accord.principals, "ada")
+    owner = accord.principals.authorize(made.owner_key, Action.WRITE)
+    case_id = accord.adviser.create(owner, CaseInput(title="A new job"))["case_id"]
+    topic = {
+        "patch_id": "t",
+        "operation": "ADD",
+        "path": "/topics_targets_tradeoffs/topics/-",
+        "proposed_value": SALARY,
+    }
+    accord.adviser.patch(
+        owner, case_id, PatchSet.model_validate({"based_on_state_version": 1, "patches": [topic]})
+    )
+    opened = accord.rooms.open(OpenRequest(subject_schema=SCHEMA, subject=terms(120_000)))
+    joined = accord.rooms.join(JoinRequest(invite_token=opened["invite"]["token"]))
+    table = {
+        "room_id": opened["room"]["room_id"],
+        "employer": opened["seat_token"],
+        "candidate": joined["seat_token"],
+    }
+    body = LinkInput(
+        protocol="rooms", negotiation_id=table["room_id"], credential=joined["seat_token"]
+    )
+    accord.adviser_links.link(owner, case_id, body)
+    return owner, case_id, table
+
+
+def stored_version(accord: Accord, case_id: str) -> int:
+    return stored(accord.db, case_id)
+
+
+def move(accord: Accord, token: str, room_id: str, dollars: int) -> None:
+    status, body = accord.rooms.move(
+        token, room_id, MoveRequest(type="counter", terms=terms(dollars))
+    )
+    assert status == 200, body
+
+
+def test_the_follower_reads_each_commit_of_a_followed_table(
+    server: LiveServer, db: Database, client: httpx.Client, ada: Principal
+) -> None:
+    """Over a real server (on PostgreSQL the commits are heard through NOTIFY): the case moves
+    with the room while nobody reads it."""
+    case_id = salary_case(client, ada)
+    table = room(client, 120_000)
+    body = {
+        "protocol": "rooms",
+        "negotiation_id": table["room_id"],
+        "credential": table["candidate"],
+    }
+    assert link(client, ada, case_id, **body).status_code == 201
+    linked_at = stored(db, case_id)
+    counter(client, table["candidate"], table["room_id"], 150_000)
+    assert until(lambda: stored(db, case_id) == linked_at + 1)
+    counter(client, table["employer"], table["room_id"], 130_000)
+    assert until(lambda: stored(db, case_id) == linked_at + 2)
+
+
+def stored(db: Database, case_id: str) -> int:
+    """The case's version as stored: read without the owner's catch-up."""
+    row = db.read(lambda conn: rows.find_case(conn, case_id))
+    assert row is not None
+    return row.state_version
+
+
+def until(check: Callable[[], bool], seconds: float = 20) -> bool:
+    """Whether `check` holds within `seconds` (the follower works on its own thread)."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_a_sweep_reads_what_no_follower_heard(accord: Accord) -> None:
+    """Another process moved in the room and stopped before its follower ran: this process's
+    sweep (at start and every interval) reads the envelopes into the case, once."""
+    owner, case_id, table = setup(accord)
+    linked_at = stored_version(accord, case_id)
+    deaf = Accord(accord.settings, clock=accord.clock, db=accord.db)
+    deaf.notifier._heard.clear()  # a process that stops before its follower runs
+    accord.notifier._heard.clear()  # and nothing announced here either (SQLite: no NOTIFY)
+    move(deaf, table["candidate"], table["room_id"], 150_000)
+    move(deaf, table["employer"], table["room_id"], 130_000)
+    assert stored_version(accord, case_id) == linked_at
+    accord.sweep()
+    assert stored_version(accord, case_id) == linked_at + 2
+    accord.sweep()
+    assert stored_version(accord, case_id) == linked_at + 2
+    state = accord.adviser.get(owner, case_id)["state"]
+    assert [p["party"] for p in state["proposals"]["proposal_history"]] == [
+        "counterpart",
+        "user",
+        "counterpart",
+    ]
+
+
+def test_f09_run_by_hand_reads_the_rest_and_then_nothing(accord: Accord) -> None:
+    owner, case_id, table = setup(accord)
+    accord.notifier._heard.clear()
+    move(accord, table["candidate"], table["room_id"], 150_000)
+    ran = accord.adviser_skills.run(owner, case_id, "F09", RunInput())
+    assert ran["response"]["summary"]["conclusion"] == "Read the linked tables: 1 new version"
+    assert [a["path"] for a in ran["applied"]] == [
+        "/proposals/proposal_history/-",
+        "/proposals/current_user_offer",
+        "/meta/lifecycle_stage",
+    ]
+    again = accord.adviser_skills.run(owner, case_id, "F09", RunInput())
+    assert again["response"]["summary"]["conclusion"] == "The linked tables have nothing new"
+    assert again["state_version"] == ran["state_version"]
