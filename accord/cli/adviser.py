@@ -229,4 +229,4 @@ def close(
 
 # The commands on what the adviser hands back join the group after these, in `accord adviser
 # --help` as in a case's life.
-from accord.cli import adviser_review, adviser_skills  # noqa: E402, F401
+from accord.cli import adviser_link, adviser_review, adviser_skills  # noqa: E402, F401

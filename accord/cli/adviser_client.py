@@ -91,6 +91,9 @@ class Cases:
     def run(self, case_id: str, skill_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
         return self._send("POST", (case_id, "skills", skill_id, "runs"), body)
 
+    def link(self, case_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        return self._send("POST", (case_id, "links"), body)
+
     def reconcile(self, case_id: str, finding_id: str, decision: str) -> dict[str, Any]:
         body = {"reconciliation": decision}
         return self._send("POST", (case_id, "findings", finding_id), body)

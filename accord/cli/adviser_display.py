@@ -42,6 +42,7 @@ def print_case(case: Body) -> None:
     """The Case: its state, then what waits for the user (questions, material changes, held
     patches) and the preparation checks."""
     _print_state(case.get("case_id"), case.get("state") or {})
+    _print_table(case.get("links") or [], case.get("state") or {})
     _print_questions(case.get("questions") or [])
     _print_changes(case.get("material_changes") or [])
     _print_held(case.get("held") or [])
@@ -94,6 +95,27 @@ def _print_topics(topics: Sequence[Any]) -> None:
         if isinstance(t, Mapping)
     ]
     grid(("id", "topic", "priority", "target", "minimum", "status"), rows)
+
+
+def _print_table(links: Sequence[Any], state: Body) -> None:
+    """The linked tables, the offers on them, the last concessions and the last review."""
+    for link in links:
+        say(f"linked: {link.get('protocol')} {link.get('negotiation_id')} as {link.get('seat')}")
+    proposals = _member(state, "proposals") or {}
+    for party, member in (("their", "current_counterpart_offer"), ("your", "current_user_offer")):
+        if proposals.get(member):
+            say(f"{party} offer: {_text(proposals[member])}")
+    ledger = _member(state, "concessions", "ledger") or []
+    if ledger:
+        say(f"concessions: {len(ledger)}, the last:")
+        for c in ledger[-3:]:
+            say(
+                f"  {c.get('party')}  {c.get('topic')}  {_text(c.get('from'))} → "
+                f"{_text(c.get('to'))}  reciprocal {c.get('reciprocal')}"
+            )
+    review = _member(state, "deal_review") or {}
+    if review.get("recommendation"):
+        say(f"deal review: {review['recommendation']}  {_text(review.get('reviewer_rationale'))}")
 
 
 def _print_questions(questions: Sequence[Any]) -> None:

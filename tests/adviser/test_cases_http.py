@@ -200,6 +200,7 @@ def test_another_principal_or_nobody_learns_nothing_of_a_case(
         "close": {"outcome": "closed", "reason": "x"},
         "runs": {},
         "finding-1": {"reconciliation": "ACCEPT"},
+        "links": {"protocol": "rooms", "negotiation_id": "room_x", "credential": "seat_x"},
     }
     for operation in CASE_ROUTES:
         method, template = operation.split(" ", 1)

@@ -11,6 +11,7 @@ from tests.adviser.test_cases_http import CASES, add, open_case, send
 from tests.conftest import LiveServer
 from tests.http.support import auth
 from tests.intro.conftest import key
+from tests.intro.test_accord_agent_http import CELLIST, QUARTET, open_pair, turn
 from tests.principals.conftest import Principal
 from tests.sessions.conftest import Shop
 from tests.sessions.support import offer, open_session
@@ -323,3 +324,26 @@ def test_a_linked_arbitrated_session_reads_the_merchant_as_counterpart(
             ("user", "USD 360.00", "USD 400.00", False),  # lower is better: up is a concession
             ("counterpart", "USD 441.05", "USD 432.65", True),
         ]
+
+
+def test_a_linked_introduction_reads_turns_as_proposals(
+    client: httpx.Client, ada: Principal, bob: Principal
+) -> None:
+    """No credential: the principal's own seat in its own opportunity; another's is not found."""
+    opportunity_id = open_pair(client, bob, QUARTET, ada, CELLIST)
+    case_id = open_case(client, ada, description="Join a quartet")["case_id"]
+    body = {"protocol": "intro", "negotiation_id": opportunity_id}
+    bobs = open_case(client, bob, description="Find a cellist")["case_id"]
+    assert link(client, bob, bobs, **body).json()["seat"] == "initiator"
+    stranger = link(client, ada, case_id, **{**body, "negotiation_id": "opp_nope"})
+    assert (stranger.status_code, stranger.json()["error"]["code"]) == (404, "not_found")
+    linked = link(client, ada, case_id, **body)
+    assert linked.json()["seat"] == "responder", linked.text
+    turn(client, bob, opportunity_id, "propose", "Rehearsals on Tuesdays, paid per concert.")
+    state = case(client, ada, case_id)["state"]
+    (proposal,) = state["proposals"]["proposal_history"]
+    assert (proposal["party"], proposal["proposal"]) == (
+        "counterpart",
+        "Rehearsals on Tuesdays, paid per concert.",
+    )
+    assert state["meta"]["lifecycle_stage"] == "ENGAGED"

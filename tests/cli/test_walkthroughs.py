@@ -111,6 +111,17 @@ def test_the_walk_throughs_run_in_order(serving: tuple[str, dict[str, str]]) -> 
     assert "Traceback" not in ran.stderr and "error:" not in ran.stderr, ran.stderr
     verdicts = re.findall(r"^(valid|invalid|unverifiable|unsigned): signer", ran.stdout, re.M)
     assert verdicts and set(verdicts) == {"valid"}, ran.stdout
+    # the worked salary example says what it promises
+    for line in (
+        "refused  lower  precommitment_change_unlogged: a skill never moves a pre-commitment",
+        "deal review: reject  Reject: the offer fails batna_test",
+        "their offer: salary: USD 138,000.00; start: 2027-02-01",
+        "counterpart  salary  USD 120,000.00 → USD 138,000.00  reciprocal False",
+    ):
+        assert line in ran.stdout, line
+    assert re.search(r"^material change chg_\w+ seen$", ran.stdout, re.M), ran.stdout
+    assert "# Northwind offer\n" in ran.stdout  # the brief
+    assert "- Theirs: salary: USD 138,000.00; start: 2027-02-01\n" in ran.stdout
 
 
 WRITTEN: Final = re.compile(r"(?:>|--credentials|-o)\s+([\w.-]+\.json)")

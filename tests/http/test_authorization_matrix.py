@@ -115,6 +115,7 @@ MATRIX: Final[dict[str, Expected]] = {
     "POST /v1/adviser/cases/{case_id}/close": PRINCIPAL_OWNER,
     "POST /v1/adviser/cases/{case_id}/skills/{skill_id}/runs": PRINCIPAL_OWNER,
     "POST /v1/adviser/cases/{case_id}/findings/{finding_id}": PRINCIPAL_OWNER,
+    "POST /v1/adviser/cases/{case_id}/links": PRINCIPAL_OWNER,
     "GET /v1/adviser/skills": PRINCIPAL,
     "POST /v1/adviser/skills": PRINCIPAL_OWNER,
     "GET /.well-known/jwks.json": PUBLIC,

@@ -59,6 +59,7 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
     ("POST", CASE + "/close"): OWNER_ONLY,
     ("POST", CASE + "/skills/{skill_id}/runs"): OWNER_ONLY,
     ("POST", CASE + "/findings/{finding_id}"): OWNER_ONLY,
+    ("POST", CASE + "/links"): OWNER_ONLY,
     ("GET", "/v1/adviser/skills"): (("nobody", "unauthenticated"), ("room_owner", "forbidden")),
     ("POST", "/v1/adviser/skills"): (
         ("nobody", "unauthenticated"),
