@@ -79,8 +79,9 @@ class AdviserLinks:
         self._db = db
         self._credentials = CredentialCache()
         self._queue: queue.Queue[frozenset[str] | None] = queue.Queue()
-        self._followed: frozenset[str] | None = None
-        """The logs open links follow (None: to be read again); a superset is harmless."""
+        self._followed: dict[str, frozenset[str]] | None = None
+        """The cases of open links by the log each follows (None: to be read again); a case
+        closed since is harmless: it reads nothing."""
         self._worker: threading.Thread | None = None
         self._lock = threading.Lock()
 
@@ -162,7 +163,7 @@ class AdviserLinks:
             self._followed = None
         else:
             followed = self._followed
-            if followed is not None and followed.isdisjoint(keys):
+            if followed is not None and followed.keys().isdisjoint(keys):
                 return
         self._queue.put(keys)
         with self._lock:
@@ -176,19 +177,14 @@ class AdviserLinks:
         self.follow([negotiation_id])
 
     def follow(self, negotiation_ids: Sequence[str] | None = None) -> int:
-        """Catch up every open case following these tables (every table, for None)."""
-
-        def read(conn: Connection) -> list[rows.LinkRow]:
-            if self._followed is None:
-                every = rows.open_links(conn)
-                self._followed = frozenset(
-                    self._log_id(conn, link.protocol, link.negotiation_id, None) for link in every
-                )
-            return rows.open_links(conn, negotiation_ids=self._linked_ids(conn, negotiation_ids))
-
-        found = self._db.read(read)
+        """Catch up every open case following these logs (every log, for None)."""
+        followed = self._followed
+        if followed is None or negotiation_ids is None:
+            followed = self._followed = self._db.read(self._read_followed)
+        logs = followed if negotiation_ids is None else negotiation_ids
+        found = sorted({case for log_id in logs for case in followed.get(log_id, ())})
         made = 0
-        for case_id in dict.fromkeys(link.case_id for link in found):
+        for case_id in found:
             try:
                 made += self.catch_up(case_id)
             except Exception:  # the table's write is durable; the next commit or sweep retries
@@ -218,12 +214,14 @@ class AdviserLinks:
                 for _ in batch:
                     self._queue.task_done()
 
-    def _linked_ids(self, conn: Connection, ids: Sequence[str] | None) -> list[str] | None:
-        """The link ids of these tables' logs: an introduction is linked by its opportunity."""
-        if ids is None:
-            return None
-        opportunities = opportunity_rows.by_negotiations(conn, ids)
-        return [*ids, *opportunities]
+    def _read_followed(self, conn: Connection) -> dict[str, frozenset[str]]:
+        """The open links' cases by log (an introduction is linked by its opportunity, whose
+        negotiation is its log)."""
+        cases: dict[str, set[str]] = {}
+        for link in rows.open_links(conn):
+            log_id = self._log_id(conn, link.protocol, link.negotiation_id, None)
+            cases.setdefault(log_id, set()).add(link.case_id)
+        return {log_id: frozenset(found) for log_id, found in cases.items()}
 
     # -- one case, one link ------------------------------------------------------------------
 

@@ -1,6 +1,5 @@
 """Reading and writing opportunities, functions of a Connection like the rest of the store."""
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,9 +122,3 @@ def pending_before(conn: Connection, cutoff: str) -> list[OpportunityRow]:
         opportunities.c.status == "pending", opportunities.c.pending_since < cutoff
     )
     return [_row(row) for row in conn.execute(query.order_by(opportunities.c.serial))]
-
-
-def by_negotiations(conn: Connection, negotiation_ids: Sequence[str]) -> list[str]:
-    """The ids of the opportunities whose negotiations these are."""
-    query = select(opportunities.c.id).where(opportunities.c.negotiation_id.in_(negotiation_ids))
-    return list(conn.execute(query).scalars())
