@@ -427,8 +427,8 @@ def test_the_brief_printed_and_written(ada: Someone, tmp_path: Path) -> None:
     assert message == "error: This case has versions 1 to 1. (not_found)\n"
     nowhere = tmp_path / "nowhere" / "brief.md"
     stderr = usage_error(ada.agent("export", case_id, "-o", str(nowhere)))
-    said = f"Invalid value for --output: the folder '{nowhere.parent}' does not exist"
-    assert "".join(said.split()) in "".join(stderr.split())  # a long path may wrap anywhere
+    expected = f"Invalid value for --output: the folder '{nowhere.parent}' does not exist"
+    assert "".join(expected.split()) in "".join(stderr.split())  # a long path may wrap anywhere
     assert not nowhere.parent.exists()
 
 
