@@ -9,11 +9,13 @@ from typing import Annotated, Any, Final
 
 import typer
 
+from accord.adviser.brief import CaseBriefError
 from accord.agents.briefs import BriefError, read_brief
 from accord.agents.room_agent import RoomAgent
 from accord.agents.strategies import DEFAULT, STRATEGIES
 from accord.app.llm import ChatModel
-from accord.cli.agent_seat import act
+from accord.cli.agent_case import CaseLimits
+from accord.cli.agent_seat import act, no_veto
 from accord.cli.agent_session import run_session
 from accord.cli.credentials import DEFAULT_PATH, TokenKind
 from accord.cli.demo import say_terms
@@ -44,7 +46,7 @@ def run(
         ),
     ],
     brief: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             "--brief",
             exists=True,
@@ -52,8 +54,20 @@ def run(
             help="JSON. Rooms: {fields: {name: {weight, from, to, steps?} | {weight, "
             "utilities}}, reservation?}; sessions: {ceiling_minor, utilities?, steps?}. "
             "See docs/agents.md.",
+            show_default="rooms with --case: the case's limits alone",
         ),
-    ],
+    ] = None,
+    case: Annotated[
+        str | None,
+        typer.Option(
+            "--case",
+            help="Rooms: your adviser case that follows this seat. Each field a topic maps "
+            "(x_accord.term) aims at its target and stops at its minimum or your BATNA; the "
+            "agent asks no approve of terms the case's deal review says reject, unless you "
+            "overrode it. Read with --key.",
+            show_default=False,
+        ),
+    ] = None,
     table: Annotated[
         TableKind,
         typer.Option("--table", help="Which kind of negotiation: rooms, or sessions as a buyer."),
@@ -74,7 +88,8 @@ def run(
         typer.Option(
             "--key",
             envvar="ACCORD_KEY",
-            help="Sessions: the merchant's publishable key the session is opened with.",
+            help="Sessions: the merchant's publishable key the session is opened with; rooms "
+            "with --case: a key of the case's principal (an agent key reads it).",
             show_default=False,
         ),
     ] = None,
@@ -106,12 +121,9 @@ def run(
             f"unknown strategy {strategy}; the built-in ones are {', '.join(STRATEGIES)}",
             exit_code=2,
         )
-    try:
-        document = parse(brief.read_bytes())
-    except JSONError as exc:
-        raise Failure(f"{brief} is not strict JSON ({exc.reason})", exit_code=2) from None
-    if not isinstance(document, dict):
-        raise Failure(f"{brief} is not a brief: give a JSON object", exit_code=2)
+    if brief is None and (case is None or table is not TableKind.rooms):
+        raise Failure("give the agent its brief: --brief FILE (rooms: or --case)", exit_code=2)
+    document = {} if brief is None else _document(brief)
     if table is TableKind.sessions:
         run_session(
             target, document, strategy=strategy, rounds=rounds, seed=seed, key=key,
@@ -133,18 +145,32 @@ def run(
         if not as_json:
             out.print(text, markup=False, soft_wrap=True)
 
+    adviser = None if case is None else CaseLimits.read(case, server, key)
     with options.seat(target) as seat:
         room = seat.view()
         try:
+            if adviser is not None:
+                document = adviser.brief(room.subject_schema, document)
             agent = RoomAgent(read_brief(room.subject_schema, document), STRATEGIES[strategy],
                               rounds, seed)  # fmt: skip
-        except BriefError as exc:
-            raise Failure(f"{brief}: {exc}", exit_code=2) from None
+        except (BriefError, CaseBriefError) as exc:
+            raise Failure(f"{brief or 'the case'}: {exc}", exit_code=2) from None
         say(f"{strategy} acts for the {room.seat} of {clean(room.name)} ({room.room_id})")
         stopped, confirmation = "", None
         for _ in range(MAX_MOVES):
-            acted = act(agent, seat, None, model)
+            acted = act(
+                agent,
+                seat,
+                None,
+                model,
+                veto=adviser.veto if adviser is not None else no_veto,
+                never_say=adviser.never_say if adviser is not None else frozenset(),
+            )
             step = acted.step
+            if acted.vetoed is not None:
+                stopped, confirmation = "vetoed", None
+                say(acted.vetoed)
+                break
             if step.kind == "wait":
                 if seat.next_event(timeout=wait) is None and not seat.view().your_turn:
                     stopped = "timeout"
@@ -169,7 +195,12 @@ def run(
             {"room": room_json, "steps": steps, "stopped": stopped, "confirmation_id": confirmation}
         )
         return
-    if stopped == "needs_owner":
+    if stopped == "vetoed":
+        say(
+            "It stopped before approving: decide yourself, or override the review first "
+            f"(accord adviser override {case})."
+        )
+    elif stopped == "needs_owner":
         say(f"Its move waits for you: accord rooms confirm {room.room_id} {confirmation}")
     elif stopped == "out_of_rounds":
         say(f"It made its {rounds} offers without agreement; the room is yours again.")
@@ -177,3 +208,13 @@ def run(
         say(f"The other side did not move within {wait:.0f} s; run it again to go on.")
     else:
         say(f"The room is {room.state}.")
+
+
+def _document(brief: Path) -> dict[str, Any]:
+    try:
+        document = parse(brief.read_bytes())
+    except JSONError as exc:
+        raise Failure(f"{brief} is not strict JSON ({exc.reason})", exit_code=2) from None
+    if not isinstance(document, dict):
+        raise Failure(f"{brief} is not a brief: give a JSON object", exit_code=2)
+    return document

@@ -1,0 +1,67 @@
+"""A room agent's brief from a case (adviser-api.md, Linked tables): Accord's own agent for a
+linked seat aims at the targets and never goes past the minimums or the BATNA. Each topic mapped
+to a field of the room (`x_accord.term`) becomes that field's range, weighted by priority: `to`
+its target, `from` its minimum or, on the BATNA's topic, the BATNA's value when that is better
+(the agent never accepts less than walking away gives)."""
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from accord.adviser.deal import Topic
+from accord.adviser.review import batna_topic
+from accord.adviser.state import NegotiationState
+from accord.adviser.values import at_least_as_good, read_date, read_money, read_number
+
+WEIGHTS: Final = {"critical": 8.0, "high": 4.0, "medium": 2.0, "low": 1.0}
+
+
+class CaseBriefError(ValueError):
+    """A mapped topic the agent cannot take its limits from; the message names it."""
+
+
+def room_fields(state: NegotiationState, schema: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The brief's `fields` the case gives, by the room's field names."""
+    topics = state.topics_targets_tradeoffs.topics
+    on_batna = batna_topic(topics, state.alternatives.user.batna)
+    batna = state.alternatives.user.batna.value
+    fields: dict[str, dict[str, Any]] = {}
+    for topic in topics:
+        term = topic.x_accord.term if topic.x_accord is not None else None
+        if term is None or term not in schema:
+            continue
+        kind = schema[term].get("type")
+        if kind not in ("money", "int", "date"):
+            continue
+        best, worst = topic.best_target.value, topic.minimum_acceptable.value
+        walks = on_batna is not None and on_batna.topic_id == topic.topic_id and batna is not None
+        if walks and (worst is None or at_least_as_good(topic, batna, worst)):
+            worst = batna
+        if best is None or worst is None:
+            missing = "target" if best is None else "minimum (or BATNA)"
+            raise CaseBriefError(f"topic {topic.topic_id} maps {term} but has no {missing}")
+        fields[term] = {
+            "weight": WEIGHTS[topic.priority],
+            "from": _room_value(topic, kind, schema[term], worst),
+            "to": _room_value(topic, kind, schema[term], best),
+        }
+    return fields
+
+
+def _room_value(topic: Topic, kind: str, spec: Mapping[str, Any], text: str) -> int | str:
+    """A case's value as the room writes it: money in minor units, an int, an ISO date."""
+    if kind == "money":
+        money = read_money(text, spec.get("currency"))
+        if money is not None:
+            return money.amount_minor
+    elif kind == "int":
+        number = read_number(text)
+        if number is not None and number == number.to_integral_value():
+            return int(number)
+    elif kind == "date":
+        day = read_date(text)
+        if day is not None:
+            return day.isoformat()
+    raise CaseBriefError(
+        f"topic {topic.topic_id}: {text!r} is not a {kind}"
+        + (f" in {spec['currency']}" if kind == "money" and spec.get("currency") else "")
+    )

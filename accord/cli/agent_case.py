@@ -1,0 +1,56 @@
+"""`accord agent run --case`: Accord's own agent for a seat a case follows (adviser-api.md,
+Linked tables) takes its limits from the case and keeps to the person's own review: it asks
+no approve of terms the case's deal review says reject, unless the person overrode it."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from accord.adviser.brief import room_fields
+from accord.adviser.disclosure import never_reveal
+from accord.adviser.state import NegotiationState
+from accord.agents.room_agent import Step
+from accord.cli.adviser_client import cases
+from accord.cli.errors import Failure
+
+
+@dataclass(frozen=True)
+class CaseLimits:
+    case_id: str
+    server: str
+    key: str
+    state: dict[str, Any]
+
+    @classmethod
+    def read(cls, case_id: str, server: str, key: str | None) -> "CaseLimits":
+        if key is None:
+            raise Failure("--case reads your case: give a key of its principal with --key")
+        with cases(server, key) as you:
+            found = you.case(case_id)
+        return cls(case_id, server, key, found["state"])
+
+    def brief(self, schema: Mapping[str, Any], document: Mapping[str, Any]) -> dict[str, Any]:
+        """The brief given, with each field the case maps taken from the case."""
+        fields = room_fields(NegotiationState.model_validate(self.state), schema)
+        if not fields:
+            raise Failure(
+                f"case {self.case_id} maps no topic to a field of this room: set a topic's "
+                "x_accord.term to the room's field name",
+                exit_code=2,
+            )
+        return {**document, "fields": {**(document.get("fields") or {}), **fields}}
+
+    @property
+    def never_say(self) -> frozenset[str]:
+        return never_reveal(self.state)
+
+    def veto(self, step: Step) -> str | None:
+        """Before an approve: the case as it stands now (it has read the room's last move),
+        and its review of the other side's terms."""
+        if step.kind != "approve":
+            return None
+        with cases(self.server, self.key) as you:
+            review = you.case(self.case_id)["state"]["deal_review"]
+        if review["recommendation"] != "reject" or review["override"]["occurred"]:
+            return None
+        return f"The case's deal review says reject: {review['reviewer_rationale']}"
