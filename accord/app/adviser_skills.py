@@ -4,6 +4,7 @@ same orchestrator, under the same authorship rules; a red-team skill's findings 
 its patches under `/strategy` wait for the user."""
 
 import copy
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,11 +17,14 @@ from accord.adviser.pointers import PointerError, locate
 from accord.adviser.questions import Question
 from accord.adviser.requests import ReconcileInput, RunInput
 from accord.adviser.review import Offer
+from accord.adviser.skills import llm
+from accord.adviser.skills.llm import LLM_ID
 from accord.adviser.skills.output import Output, respond, unheeded_block
-from accord.adviser.skills.registry import BUILTINS, Declaration, Skill
+from accord.adviser.skills.registry import BUILTINS, Declaration, Skill, view
 from accord.adviser.skills.response import SkillResponse, SkillWarning
 from accord.adviser.skills.runs import BadRequest, compute
 from accord.adviser.versions import next_version, version_one
+from accord.agents.llm import Model
 from accord.app.adviser import Adviser, JSONBody, ensure_open, own, state_at
 from accord.app.adviser_links import AdviserLinks
 from accord.app.identity import PrincipalCaller
@@ -31,14 +35,18 @@ from accord.core.refusals import RefusalCode, refuse
 from accord.core.times import format_time
 from accord.store import adviser as rows
 
+log = logging.getLogger("accord.adviser")
+
 NO_SKILL = "No skill by this id; GET /v1/adviser/skills lists the built-ins and yours."
 FINAL = ("ACCEPT", "REJECT")
 
 
 class AdviserSkills:
-    def __init__(self, adviser: Adviser, links: AdviserLinks) -> None:
+    def __init__(self, adviser: Adviser, links: AdviserLinks, model: Model | None = None) -> None:
         self._adviser = adviser
         self._links = links
+        self._model = model
+        """The configured language model: with one, the registry holds `LLM`."""
 
     # -- the registry ------------------------------------------------------------------------
 
@@ -66,6 +74,8 @@ class AdviserSkills:
     # -- runs --------------------------------------------------------------------------------
 
     def run(self, caller: PrincipalCaller, case_id: str, skill_id: str, body: RunInput) -> JSONBody:
+        asked = self._ask_model(caller, case_id, body) if skill_id == LLM_ID else None
+
         def txn(conn: Connection) -> JSONBody:
             row = own(conn, caller, case_id, Action.WRITE, lock=True)
             skill = self._skills(conn, row.principal_id).get(skill_id)
@@ -90,7 +100,9 @@ class AdviserSkills:
                 ensure_open(row)
                 return self._follow(conn, row)
             request_id = new_id("run")
-            if skill.builtin:
+            if asked is not None:
+                response = _guarded(asked, state)
+            elif skill.builtin:
                 response = self._computed(skill, state, row, body, known, request_id)
             else:
                 response = _registered(skill, body.response, state, known)
@@ -261,7 +273,35 @@ class AdviserSkills:
 
     def _skills(self, conn: Connection, principal_id: str) -> dict[str, Skill]:
         own_skills = [Skill.from_json(body) for body in rows.skills(conn, principal_id)]
-        return {s.skill_id: s for s in [*BUILTINS, *own_skills]}
+        served = [*BUILTINS, llm.SKILL] if self._model is not None else BUILTINS
+        return {s.skill_id: s for s in [*served, *own_skills]}
+
+    def _ask_model(
+        self, caller: PrincipalCaller, case_id: str, body: RunInput
+    ) -> SkillResponse | None:
+        """The language model's answer on its view of the case, asked outside any write (it
+        takes seconds); the run validates it against the version it read. None without a
+        model: `LLM` is then no skill of the registry."""
+        if self._model is None:
+            return None
+
+        def read(conn: Connection) -> tuple[dict[str, Any], rows.CaseRow]:
+            row = own(conn, caller, case_id, Action.WRITE)
+            return state_at(conn, case_id, row.state_version), row
+
+        state, row = self._adviser.read(read)
+        invalid_unless(body.request in (None, {}), {"request": "LLM takes no request"})
+        invalid_unless(body.response is None, {"response": "a built-in makes its own response"})
+        ensure_open(row)
+        blank = version_one(row.id, row.title, self._adviser.now())
+        seen = view(state, llm.SKILL.reads, blank)
+        try:
+            call = self._model(llm.messages(seen), llm.TOOLS)
+        except Exception:  # unreachable, slow or malformed: the run concludes nothing
+            log.warning("the language model did not answer for %s", case_id, exc_info=True)
+            call = None
+        arguments = call.arguments if call is not None and call.name == llm.TOOL_NAME else None
+        return llm.response(arguments, new_id("run"), row.state_version)
 
 
 def _released(

@@ -95,15 +95,16 @@ class Accord:
             write=self.negotiations.write,
         )
         self.opportunities = Opportunities(self.negotiations, intro, self.index, clock=clock)
+        model = chat_model(settings)
         self.intro_agent = IntroAgent(
-            self.db, self.opportunities, self.principals, self.intents, model=chat_model(settings)
+            self.db, self.opportunities, self.principals, self.intents, model=model
         )
         self.opportunities.follow = self.intro_agent.follow
         self.intents.committed = self.intro_agent.follow_intent
         self.principals.selected = self.intro_agent.follow_principal
         self.adviser = Adviser(self.db, self.negotiations, clock=clock)
         self.adviser_links = AdviserLinks(self.adviser, self.db)
-        self.adviser_skills = AdviserSkills(self.adviser, self.adviser_links)
+        self.adviser_skills = AdviserSkills(self.adviser, self.adviser_links, model=model)
         self.adviser.catch_up = self.adviser_links.catch_up
         self.notifier.subscribe(self.adviser_links.heard)
         self.rooms = Rooms(self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings)

@@ -28,10 +28,12 @@ class Skill:
     writes: tuple[str, ...]
     builtin: bool = True
     red_team: bool = False
+    holds_all: bool = False
+    """Every valid patch waits for the person (the language-model skill)."""
 
     @property
     def author(self) -> Author:
-        return Author(self.skill_id, self.writes, red_team=self.red_team)
+        return Author(self.skill_id, self.writes, red_team=self.red_team, holds_all=self.holds_all)
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> "Skill":
