@@ -16,7 +16,7 @@ from accord.adviser.state import NegotiationState
 from accord.adviser.versions import next_version, version_one
 
 START = datetime(2026, 12, 3, tzinfo=UTC)
-SALARY = {
+SALARY: dict[str, Any] = {
     "topic_id": "salary",
     "topic": "Salary",
     "priority": "critical",
