@@ -5,9 +5,10 @@ simulation, never evidence: every finding and reaction stays at HYPOTHESIS, and 
 it adds under /strategy waits, held, for the user to reconcile the finding it names."""
 
 import hashlib
+import random
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal, localcontext
 from typing import Annotated, Self
@@ -45,6 +46,9 @@ DEFAULT_ROUNDS = 20
 MAX_SEEDS = 50
 MAX_SEED = 2**31 - 1
 MAX_ROUNDS = 1000
+SPREAD = 0.25
+"""How far a seed may move the counterpart's walk-away point, as a share of its estimated
+gap."""
 SIMULATED = ("money", "number", "date")
 WEIGHTS = {"critical": 2.0, "high": 1.0}
 POINTS = {1: 21, 2: 21, 3: 21, 4: 11}
@@ -145,12 +149,11 @@ def run(state: NegotiationState, request: RoleplayRequest, request_id: str) -> O
     domain = Domain(
         tuple(Issue(a.topic.topic_id, tuple(a.write(p) for p in a.points)) for a in axes)
     )
-    seats = _preferences(domain, axes)
     strategies = (STRATEGIES["accord"], STRATEGIES["boulware"])
-    runs = [
-        _result(seed, axes, seats, play(seats, strategies, rounds=rounds, seed=seed))
-        for seed in seeds
-    ]
+    runs = []
+    for seed in seeds:
+        seats = _preferences(domain, _drawn(axes, seed))
+        runs.append(_result(seed, axes, seats, play(seats, strategies, rounds=rounds, seed=seed)))
     findings, reactions = _findings(axes, runs, rounds, request_id)
     agreed = [r.agreed for r in runs if r.agreed is not None]
     if agreed:
@@ -351,6 +354,23 @@ def _plain(x: Decimal) -> str:
 
 
 # -- the play --------------------------------------------------------------------------------
+
+
+def _drawn(axes: Sequence[_Axis], seed: int) -> list[_Axis]:
+    """The counterpart as one seed imagines it: its walk-away point drawn uniformly within
+    SPREAD of the gap between its estimated target and limit, around the estimate. The
+    strategies are deterministic, so the seeds are what make N runs N different counterparts
+    (an estimate is a hypothesis; k of N says how much of it fails)."""
+    rng = random.Random(seed)
+    drawn = []
+    for axis in axes:
+        gap = abs(axis.their_target - axis.their_reservation)
+        shift = Decimal(str(rng.uniform(-SPREAD, SPREAD))) * gap
+        moved = axis.their_reservation + shift
+        if axis.kind in ("money", "date"):
+            moved = moved.to_integral_value()
+        drawn.append(replace(axis, their_reservation=moved))
+    return drawn
 
 
 def _preferences(domain: Domain, axes: Sequence[_Axis]) -> tuple[Preferences, Preferences]:
