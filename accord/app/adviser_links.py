@@ -5,10 +5,10 @@ views or events.
 
 Each link keeps how far into the log the case has read (`through_seq`), moved in the same
 transaction as the versions F09 makes, so an envelope is read once, however many processes hear
-of it. A case catches up when it is linked, when its owner reads or writes it, after each commit
-that touched a followed table (on a thread of its own, so no table's write waits for a case),
-and in every sweep: a server stopped between a table's commit and the case's is caught up
-without losing anything."""
+of it. A case catches up when it is linked (over the log so far, the table locked meanwhile),
+after each commit that touched a followed table (on a thread of its own, so no table's write
+waits for a case), when its owner reads it, when F09 is run, and in every sweep: a server
+stopped between a table's commit and the case's is caught up without losing anything."""
 
 import logging
 import queue
@@ -23,7 +23,7 @@ from accord.adviser.patches import Patch, SetContext, validate
 from accord.adviser.requests import LinkInput
 from accord.adviser.review import review_patches
 from accord.adviser.skills.registry import BUILTIN, view
-from accord.adviser.skills.table import moves, update
+from accord.adviser.skills.table import TableMove, moves, update
 from accord.adviser.state import NegotiationState
 from accord.adviser.versions import next_version, version_one
 from accord.app.adviser import Adviser, ensure_open, link_json, own, state_at
@@ -113,9 +113,7 @@ class AdviserLinks:
             self._catch_up(conn, row, link)
             return link_json(link)
 
-        linked = self._adviser.write(txn)
-        self.follow_table(linked["negotiation_id"])
-        return linked
+        return self._adviser.write(txn)
 
     def catch_up(self, case_id: str) -> int:
         """Read what the case's tables appended since it last read them; the versions made."""
@@ -172,9 +170,6 @@ class AdviserLinks:
                     target=self._work, name="accord-adviser-links", daemon=True
                 )
                 self._worker.start()
-
-    def follow_table(self, negotiation_id: str) -> None:
-        self.follow([negotiation_id])
 
     def follow(self, negotiation_ids: Sequence[str] | None = None) -> int:
         """Catch up every open case following these logs (every log, for None)."""
@@ -250,7 +245,7 @@ class AdviserLinks:
         conn: Connection,
         row: rows.CaseRow,
         state: dict[str, Any],
-        read: Sequence[Any],
+        read: Sequence[TableMove],
         at: int,
         source_ref: str,
         link_id: str,
