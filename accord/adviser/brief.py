@@ -65,3 +65,25 @@ def _room_value(topic: Topic, kind: str, spec: Mapping[str, Any], text: str) -> 
         f"topic {topic.topic_id}: {text!r} is not a {kind}"
         + (f" in {spec['currency']}" if kind == "money" and spec.get("currency") else "")
     )
+
+
+def session_ceiling(state: NegotiationState) -> int:
+    """A buyer's ceiling in an arbitrated session from the case: the topic mapped to its `price`,
+    at its minimum (the most the person pays), or at the BATNA's value when that is better."""
+    topics = state.topics_targets_tradeoffs.topics
+    mapped = [t for t in topics if t.x_accord is not None and t.x_accord.term == "price"]
+    if not mapped:
+        raise CaseBriefError("no topic maps the session's price: set its x_accord.term to price")
+    topic = mapped[0]
+    worst = topic.minimum_acceptable.value
+    batna = state.alternatives.user.batna.value
+    on_batna = batna_topic(topics, state.alternatives.user.batna)
+    walks = on_batna is not None and on_batna.topic_id == topic.topic_id and batna is not None
+    if walks and (worst is None or at_least_as_good(topic, batna, worst)):
+        worst = batna
+    if worst is None:
+        raise CaseBriefError(f"topic {topic.topic_id} maps price but has no minimum (or BATNA)")
+    money = read_money(worst)
+    if money is None:
+        raise CaseBriefError(f"topic {topic.topic_id}: {worst!r} is not money")
+    return money.amount_minor

@@ -61,10 +61,21 @@ def run(
         str | None,
         typer.Option(
             "--case",
-            help="Rooms: your adviser case that follows this seat. Each field a topic maps "
-            "(x_accord.term) aims at its target and stops at its minimum or your BATNA; the "
-            "agent asks no approve of terms the case's deal review says reject, unless you "
-            "overrode it. Read with --key.",
+            help="Your adviser case: the agent takes its limits from it (rooms: each field a "
+            "topic maps with x_accord.term, from its minimum or your BATNA to its target; "
+            "sessions: the ceiling from the topic mapped to price, and the new session is "
+            "linked to the case) and approves or accepts no terms the case's deal review "
+            "says reject, unless you overrode it. Read with --case-key.",
+            show_default=False,
+        ),
+    ] = None,
+    case_key: Annotated[
+        str | None,
+        typer.Option(
+            "--case-key",
+            envvar="ACCORD_CASE_KEY",
+            help="With --case: a key of the case's principal (an agent key reads the case; "
+            "the owner key also links a session it opens).",
             show_default=False,
         ),
     ] = None,
@@ -88,8 +99,7 @@ def run(
         typer.Option(
             "--key",
             envvar="ACCORD_KEY",
-            help="Sessions: the merchant's publishable key the session is opened with; rooms "
-            "with --case: a key of the case's principal (an agent key reads it).",
+            help="Sessions: the merchant's publishable key the session is opened with.",
             show_default=False,
         ),
     ] = None,
@@ -121,13 +131,19 @@ def run(
             f"unknown strategy {strategy}; the built-in ones are {', '.join(STRATEGIES)}",
             exit_code=2,
         )
-    if brief is None and (case is None or table is not TableKind.rooms):
-        raise Failure("give the agent its brief: --brief FILE (rooms: or --case)", exit_code=2)
+    if brief is None and case is None:
+        raise Failure("give the agent its brief: --brief FILE, or --case", exit_code=2)
     document = {} if brief is None else _document(brief)
+    adviser = None if case is None else CaseLimits.read(case, server, case_key)
     if table is TableKind.sessions:
+        if adviser is not None:
+            try:
+                document = adviser.ceiling(document)
+            except CaseBriefError as exc:
+                raise Failure(f"the case: {exc}", exit_code=2) from None
         run_session(
             target, document, strategy=strategy, rounds=rounds, seed=seed, key=key,
-            agent_id=agent_id, server=server, as_json=as_json,
+            agent_id=agent_id, server=server, as_json=as_json, adviser=adviser,
         )  # fmt: skip
         return
     options = RoomOptions(
@@ -145,7 +161,6 @@ def run(
         if not as_json:
             out.print(text, markup=False, soft_wrap=True)
 
-    adviser = None if case is None else CaseLimits.read(case, server, key)
     with options.seat(target) as seat:
         room = seat.view()
         try:

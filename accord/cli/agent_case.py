@@ -1,15 +1,17 @@
 """`accord agent run --case`: Accord's own agent for a seat a case follows (adviser-api.md,
-Linked tables) takes its limits from the case and keeps to the person's own review: it asks
-no approve of terms the case's deal review says reject, unless the person overrode it."""
+Linked tables) takes its limits from the case and keeps to the person's own review: it approves
+or accepts no terms the case's deal review says reject, unless the person overrode it. A buyer's
+session, opened by the agent itself, is linked to the case as it opens."""
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from accord.adviser.brief import room_fields
+from accord.adviser.brief import room_fields, session_ceiling
 from accord.adviser.disclosure import never_reveal
 from accord.adviser.state import NegotiationState
 from accord.agents.room_agent import Step
+from accord.agents.session_agent import SessionStep
 from accord.cli.adviser_client import cases
 from accord.cli.errors import Failure
 
@@ -24,7 +26,10 @@ class CaseLimits:
     @classmethod
     def read(cls, case_id: str, server: str, key: str | None) -> "CaseLimits":
         if key is None:
-            raise Failure("--case reads your case: give a key of its principal with --key")
+            raise Failure(
+                "--case reads your case: give a key of its principal with --case-key",
+                exit_code=2,
+            )
         with cases(server, key) as you:
             found = you.case(case_id)
         return cls(case_id, server, key, found["state"])
@@ -44,10 +49,21 @@ class CaseLimits:
     def never_say(self) -> frozenset[str]:
         return never_reveal(self.state)
 
-    def veto(self, step: Step) -> str | None:
-        """Before an approve: the case as it stands now (it has read the room's last move),
-        and its review of the other side's terms."""
-        if step.kind != "approve":
+    def ceiling(self, document: Mapping[str, Any]) -> dict[str, Any]:
+        """A session brief: the one given, its ceiling taken from the case."""
+        state = NegotiationState.model_validate(self.state)
+        return {**document, "ceiling_minor": session_ceiling(state)}
+
+    def follow(self, session_id: str, token: str) -> None:
+        """Link the case to the session the agent just opened, with its buyer token."""
+        body = {"protocol": "arbitrated", "negotiation_id": session_id, "credential": token}
+        with cases(self.server, self.key) as you:
+            you.link(self.case_id, body)
+
+    def veto(self, step: Step | SessionStep) -> str | None:
+        """Before an approve or an accept: the case as it stands now (it has read the table's
+        last move), and its review of the other side's terms."""
+        if step.kind not in ("approve", "accept"):
             return None
         with cases(self.server, self.key) as you:
             review = you.case(self.case_id)["state"]["deal_review"]

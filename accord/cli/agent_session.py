@@ -6,6 +6,7 @@ from typing import Any, Final
 
 from accord.agents.session_agent import SessionAgent, SessionBriefError, read_session_brief
 from accord.agents.strategies import STRATEGIES
+from accord.cli.agent_case import CaseLimits
 from accord.cli.errors import Failure, talking_to
 from accord.cli.output import clean, out, print_json
 from accord.core.money import format_money
@@ -26,7 +27,10 @@ def run_session(
     agent_id: str,
     server: str,
     as_json: bool,
+    adviser: CaseLimits | None = None,
 ) -> None:
+    """`adviser`: the case the session follows, linked as it opens; an accept its review says
+    reject stops the agent instead."""
     if not key:
         raise Failure(
             "a session is opened with the merchant's publishable key: give --key "
@@ -50,6 +54,8 @@ def run_session(
     url = server.rstrip("/")
     with talking_to(url), Accord(url) as client:
         buyer = client.sessions.open(key, sku, agent_id=agent_id, declared=declared)
+        if adviser is not None:
+            adviser.follow(buyer.session_id, buyer.token)
         session = buyer.view()
         currency = _currency(session.to_json())
         say(f"{strategy} buys {clean(sku)} in session {session.session_id}")
@@ -57,6 +63,15 @@ def run_session(
             view = session.to_json()
             step = agent.decide(view, view.get("log") or [])
             if step.kind in ("done", "wait"):
+                break
+            vetoed = adviser.veto(step) if adviser is not None else None
+            if vetoed is not None:
+                say(vetoed)
+                say(
+                    "It stopped before accepting: decide yourself, or override the review "
+                    f"first (accord adviser override {adviser.case_id if adviser else ''})."
+                )
+                steps.append({"kind": "vetoed", "reason": vetoed})
                 break
             steps.append(
                 {"kind": step.kind, "price_minor": step.price_minor, "net_minor": step.net_minor,

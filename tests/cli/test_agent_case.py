@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from typer.testing import CliRunner
 
 from accord.app.principals import Principals
 from accord.cli import credentials as store
@@ -16,6 +17,9 @@ from tests.cli.conftest import Person
 from tests.conftest import FakeClock
 from tests.intro.conftest import key
 from tests.principals.conftest import Principal, make_principal
+from tests.sessions.conftest import POLICY, Shop, shop
+
+__all__ = ["shop"]  # fixtures
 
 CASES = "/v1/adviser/cases"
 TOPICS: list[dict[str, Any]] = [
@@ -98,7 +102,7 @@ def test_the_agent_keeps_to_the_case(
     seat = store.load(bob.credentials)[room_id]
     with alice.server.client() as client:
         case_id = linked_case(client, kim, room_id, seat.seat_token)
-        case = ("--case", case_id, "--key", kim.agent_key)
+        case = ("--case", case_id, "--case-key", kim.agent_key)
 
         # it opens at the critical topic's target, in the room's own units, and trades a
         # little of the low one: never past its minimum
@@ -143,11 +147,64 @@ def test_an_agent_without_a_case_key_or_mapping_says_so(
     base = ["agent", "run", room_id, "--server", bob.server.url, "--credentials",
             str(bob.credentials)]  # fmt: skip
     no_brief = bob.runner.invoke(app, base)
-    assert no_brief.exit_code == 2 and "--brief FILE (rooms: or --case)" in no_brief.stderr
+    assert no_brief.exit_code == 2 and "--brief FILE, or --case" in no_brief.stderr
     no_key = bob.runner.invoke(app, [*base, "--case", "case_x"])
-    assert no_key.exit_code == 1 and "give a key of its principal with --key" in no_key.stderr
+    assert no_key.exit_code == 2 and "with --case-key" in no_key.stderr
     kim = make_principal(Principals(db, clock=clock), "kim")
     with alice.server.client() as client:
         made = client.post(CASES, json={"title": "Bike"}, headers=key(kim.owner_key)).json()
-    unmapped = bob.runner.invoke(app, [*base, "--case", made["case_id"], "--key", kim.agent_key])
+    unmapped = bob.runner.invoke(
+        app, [*base, "--case", made["case_id"], "--case-key", kim.agent_key]
+    )
     assert unmapped.exit_code == 2 and "maps no topic to a field of this room" in unmapped.stderr
+
+
+def test_a_buyer_agent_takes_its_ceiling_from_the_case_and_accepts_nothing_it_rejects(
+    shop: Shop, runner: CliRunner, db: Database, clock: FakeClock
+) -> None:
+    """The ceiling is the case's minimum (the most Kim pays); her pre-commitment (nothing above
+    USD 390) is stricter than any fair price, so the review of every offer says reject and the
+    agent stops before accepting, with the session linked to the case."""
+    kim = make_principal(Principals(db, clock=clock), "kim")
+    price = {
+        "topic_id": "price",
+        "topic": "Monitor price",
+        "priority": "critical",
+        "best_target": {"value": "USD 380.00"},
+        "minimum_acceptable": {"value": "USD 425.00"},
+        "x_accord": {"kind": "money", "currency": "USD", "direction": "lower_is_better",
+                     "term": "price"},
+    }  # fmt: skip
+    with shop.server.client() as client:
+        made = client.post(CASES, json={"title": "Monitor"}, headers=key(kim.owner_key))
+        case_id = made.json()["case_id"]
+        patches = [
+            patch("/topics_targets_tradeoffs/topics/-", price, "price"),
+            patch("/precommitment/created", True, "commit", "UPDATE_WITH_EVIDENCE"),
+            patch("/precommitment/acceptance_criteria/-", {"criterion_id": "cap",
+                  "criterion": "At most USD 390", "importance": "critical",
+                  "threshold": "price <= USD 390.00", "evidence_basis": None}, "cap"),
+        ]  # fmt: skip
+        sent = client.post(
+            f"{CASES}/{case_id}/patches",
+            json={"based_on_state_version": 1, "patches": patches},
+            headers=key(kim.owner_key),
+        )
+        assert not sent.json()["refused"], sent.text
+        result = runner.invoke(
+            app,
+            ["agent", "run", POLICY["sku"], "--table", "sessions", "--key",
+             shop.keys["publishable_test"], "--case", case_id, "--case-key", kim.owner_key,
+             "--server", shop.server.url, "--rounds", "5", "--json"],
+        )  # fmt: skip
+        assert result.exit_code == 0, (result.stdout, result.stderr)
+        bought = json.loads(result.stdout)
+        assert bought["session"]["state"] == "negotiating", bought
+        assert bought["steps"][-1]["kind"] == "vetoed"
+        assert bought["steps"][-1]["reason"].startswith("The case's deal review says reject")
+        offers = [s["net_minor"] for s in bought["steps"] if s["kind"] == "offer"]
+        assert offers and all(n <= 42_500 for n in offers)  # never past the case's minimum
+        case = client.get(f"{CASES}/{case_id}", headers=key(kim.agent_key)).json()
+        assert case["links"][0]["negotiation_id"] == bought["session"]["id"]
+        assert case["links"][0]["seat"] == "buyer"
+        assert case["state"]["deal_review"]["recommendation"] == "reject"
