@@ -1,5 +1,5 @@
-"""Accord's Python SDK: rooms, arbitrated sessions and intro negotiations over HTTP, sync and
-async, with safe retries and offline receipt checks.
+"""Accord's Python SDK: rooms, arbitrated sessions, intro negotiations and adviser cases over
+HTTP, sync and async, with safe retries and offline receipt checks.
 
 ```python
 from accord.sdk import Accord
@@ -9,6 +9,22 @@ with Accord("http://127.0.0.1:8000") as accord:
 ```
 """
 
+from accord.sdk._adviser import Adviser, AsyncAdviser
+from accord.sdk._adviser_models import (
+    AnswerResult,
+    Brief,
+    Case,
+    CaseHistory,
+    CaseLine,
+    CaseLink,
+    CaseList,
+    CaseVersion,
+    ChangeSeen,
+    Result,
+    RunResult,
+    Skill,
+    SkillList,
+)
 from accord.sdk._client import Accord, AsyncAccord
 from accord.sdk._errors import AccordError
 from accord.sdk._intro import AsyncPrincipal, Principal
@@ -95,10 +111,13 @@ from accord.sdk._sessions import (
 __all__ = [
     "Accord",
     "AccordError",
+    "Adviser",
+    "AnswerResult",
     "AnsweredQuestion",
     "Applied",
     "Approval",
     "AsyncAccord",
+    "AsyncAdviser",
     "AsyncBuyerSession",
     "AsyncMerchant",
     "AsyncPrincipal",
@@ -107,12 +126,20 @@ __all__ = [
     "AsyncRooms",
     "AsyncSessions",
     "AwaitingOwner",
+    "Brief",
     "BuyerSession",
     "Candidate",
     "Candidates",
+    "Case",
+    "CaseHistory",
+    "CaseLine",
+    "CaseLink",
+    "CaseList",
+    "CaseVersion",
     "Catalogue",
     "CatalogueItem",
     "Chain",
+    "ChangeSeen",
     "ChatLog",
     "ChatMessage",
     "ChatPost",
@@ -160,6 +187,7 @@ __all__ = [
     "QuestionList",
     "Receipt",
     "Receipts",
+    "Result",
     "Reveals",
     "Room",
     "RoomList",
@@ -167,12 +195,15 @@ __all__ = [
     "RoomSeat",
     "RoomSummary",
     "Rooms",
+    "RunResult",
     "SelectedAgent",
     "SessionList",
     "SessionSummary",
     "SessionView",
     "Sessions",
     "Signature",
+    "Skill",
+    "SkillList",
     "Table",
     "Terms",
     "Turn",

@@ -165,6 +165,8 @@ class BaseClient:
         data = json_of(response)
         if not response.is_success:
             raise self._refusal(response, data)
+        if call.operation.text is not None:
+            data = {call.operation.text: response.text}
         result = call.operation.results.get(response.status_code)
         if result is None or not isinstance(data, dict):
             raise self._invalid(response)

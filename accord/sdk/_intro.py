@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from accord.sdk import _operations as ops
+from accord.sdk._adviser import Adviser, AsyncAdviser
 from accord.sdk._intro_models import (
     AnsweredQuestion,
     Candidates,
@@ -80,6 +81,8 @@ class Principal(_Principal):
     def __init__(self, client: "Accord", key: str) -> None:
         super().__init__(key)
         self._client = client
+        self.adviser = Adviser(client, key)
+        """The principal's adviser cases, with the same key."""
 
     def me(self) -> PrincipalMe:
         return self._client._call(ops.PRINCIPAL_ME, token=self.key)
@@ -232,6 +235,8 @@ class AsyncPrincipal(_Principal):
     def __init__(self, client: "AsyncAccord", key: str) -> None:
         super().__init__(key)
         self._client = client
+        self.adviser = AsyncAdviser(client, key)
+        """The principal's adviser cases, with the same key."""
 
     async def me(self) -> PrincipalMe:
         return await self._client._call(ops.PRINCIPAL_ME, token=self.key)

@@ -15,6 +15,19 @@ from urllib.parse import quote
 
 from pydantic import TypeAdapter
 
+from accord.adviser.requests import (
+    AnswerInput,
+    CaseInput,
+    CloseInput,
+    Empty,
+    LinkInput,
+    OverrideInput,
+    PatchSet,
+    ReconcileInput,
+    ReviewInput,
+    RunInput,
+)
+from accord.adviser.skills.registry import Declaration
 from accord.core.strict import Strict
 from accord.protocols.arbitrated.moves import HandoffRequest, OpenSessionRequest, RevealRequest
 from accord.protocols.arbitrated.moves import Move as SessionMove
@@ -39,6 +52,20 @@ from accord.protocols.rooms.moves import (
     ListRequest,
     MoveRequest,
     OpenRequest,
+)
+from accord.sdk._adviser_models import (
+    AnswerResult,
+    Brief,
+    Case,
+    CaseHistory,
+    CaseLink,
+    CaseList,
+    CaseVersion,
+    ChangeSeen,
+    Result,
+    RunResult,
+    Skill,
+    SkillList,
 )
 from accord.sdk._intro_models import (
     AnsweredQuestion,
@@ -102,6 +129,8 @@ class Operation(Generic[ResultT]):
     results: Mapping[int, type[ResultT]]
     request: TypeAdapter[Any] | None = field(default=None, compare=False)
     retry: Retry = Retry.SAFE
+    text: str | None = None
+    """A success answers text, not JSON: the result model's member that holds it."""
 
     def url(self, params: Mapping[str, str]) -> str:
         """The path with its parameters filled in, each one percent-encoded whole."""
@@ -302,6 +331,61 @@ NEGOTIATION_RECEIPT: Final[Operation[Receipt]] = Operation(
 )
 LIST_NEGOTIATIONS: Final[Operation[NegotiationList]] = Operation(
     "GET", "/api/negotiations", {200: NegotiationList}
+)
+
+# -- the adviser (spec/adviser-api.md) -------------------------------------------------------
+
+CASES: Final = "/v1/adviser/cases"
+CASE: Final = CASES + "/{case_id}"
+OPEN_CASE: Final[Operation[Case]] = Operation(
+    "POST", CASES, {201: Case}, TypeAdapter(CaseInput), Retry.UNSENT
+)
+LIST_CASES: Final[Operation[CaseList]] = Operation("GET", CASES, {200: CaseList})
+SHOW_CASE: Final[Operation[Case]] = Operation("GET", CASE, {200: Case})
+CASE_VERSION: Final[Operation[CaseVersion]] = Operation(
+    "GET", CASE + "/versions/{number}", {200: CaseVersion}
+)
+CASE_HISTORY: Final[Operation[CaseHistory]] = Operation(
+    "GET", CASE + "/history", {200: CaseHistory}
+)
+EXPORT_CASE: Final[Operation[Brief]] = Operation(
+    "GET", CASE + "/export", {200: Brief}, text="markdown"
+)
+PATCH_CASE: Final[Operation[Result]] = Operation(
+    "POST", CASE + "/patches", {200: Result}, TypeAdapter(PatchSet), Retry.UNSENT
+)
+ANSWER_CASE: Final[Operation[AnswerResult]] = Operation(
+    "POST", CASE + "/answers", {200: AnswerResult}, TypeAdapter(AnswerInput), Retry.UNSENT
+)
+REVIEW_OFFER: Final[Operation[RunResult]] = Operation(
+    "POST", CASE + "/deal-review", {200: RunResult}, TypeAdapter(ReviewInput), Retry.UNSENT
+)
+OVERRIDE_REVIEW: Final[Operation[Result]] = Operation(
+    "POST", CASE + "/deal-review/override", {200: Result}, TypeAdapter(OverrideInput),
+    Retry.UNSENT,
+)  # fmt: skip
+# Marking a change seen twice marks it once.
+SEE_CHANGE: Final[Operation[ChangeSeen]] = Operation(
+    "POST", CASE + "/material-changes/{change_id}/seen", {200: ChangeSeen}, TypeAdapter(Empty)
+)
+CLOSE_CASE: Final[Operation[Result]] = Operation(
+    "POST", CASE + "/close", {200: Result}, TypeAdapter(CloseInput), Retry.UNSENT
+)
+RUN_SKILL: Final[Operation[RunResult]] = Operation(
+    "POST", CASE + "/skills/{skill_id}/runs", {200: RunResult}, TypeAdapter(RunInput),
+    Retry.UNSENT,
+)  # fmt: skip
+RECONCILE: Final[Operation[Result]] = Operation(
+    "POST", CASE + "/findings/{finding_id}", {200: Result}, TypeAdapter(ReconcileInput),
+    Retry.UNSENT,
+)  # fmt: skip
+LINK_CASE: Final[Operation[CaseLink]] = Operation(
+    "POST", CASE + "/links", {201: CaseLink}, TypeAdapter(LinkInput), Retry.UNSENT
+)
+LIST_SKILLS: Final[Operation[SkillList]] = Operation("GET", "/v1/adviser/skills", {200: SkillList})
+# Declaring a skill again replaces it with the same.
+DECLARE_SKILL: Final[Operation[Skill]] = Operation(
+    "POST", "/v1/adviser/skills", {201: Skill, 200: Skill}, TypeAdapter(Declaration)
 )
 
 # -- trust ----------------------------------------------------------------------------------
