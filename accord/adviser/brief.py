@@ -19,23 +19,36 @@ class CaseBriefError(ValueError):
     """A mapped topic the agent cannot take its limits from; the message names it."""
 
 
+def walk_away(state: NegotiationState, topic: Topic) -> str | None:
+    """The worst value an agent may agree to on a topic: its minimum, or on the BATNA's topic
+    the BATNA's value when that is better."""
+    worst = topic.minimum_acceptable.value
+    batna = state.alternatives.user.batna
+    on_batna = batna_topic(state.topics_targets_tradeoffs.topics, batna)
+    if on_batna is None or on_batna.topic_id != topic.topic_id or batna.value is None:
+        return worst
+    return batna.value if worst is None or at_least_as_good(topic, batna.value, worst) else worst
+
+
+def held_back(deal_review: Mapping[str, Any]) -> str | None:
+    """Why an agent must not approve or accept the terms this review is of: it says reject and
+    the person has not overridden it; None when it may."""
+    if deal_review["recommendation"] != "reject" or deal_review["override"]["occurred"]:
+        return None
+    return f"The case's deal review says reject: {deal_review['reviewer_rationale']}"
+
+
 def room_fields(state: NegotiationState, schema: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The brief's `fields` the case gives, by the room's field names."""
-    topics = state.topics_targets_tradeoffs.topics
-    on_batna = batna_topic(topics, state.alternatives.user.batna)
-    batna = state.alternatives.user.batna.value
     fields: dict[str, dict[str, Any]] = {}
-    for topic in topics:
+    for topic in state.topics_targets_tradeoffs.topics:
         term = topic.x_accord.term if topic.x_accord is not None else None
         if term is None or term not in schema:
             continue
         kind = schema[term].get("type")
         if kind not in ("money", "int", "date"):
             continue
-        best, worst = topic.best_target.value, topic.minimum_acceptable.value
-        walks = on_batna is not None and on_batna.topic_id == topic.topic_id and batna is not None
-        if walks and (worst is None or at_least_as_good(topic, batna, worst)):
-            worst = batna
+        best, worst = topic.best_target.value, walk_away(state, topic)
         if best is None or worst is None:
             missing = "target" if best is None else "minimum (or BATNA)"
             raise CaseBriefError(f"topic {topic.topic_id} maps {term} but has no {missing}")
@@ -75,12 +88,7 @@ def session_ceiling(state: NegotiationState) -> int:
     if not mapped:
         raise CaseBriefError("no topic maps the session's price: set its x_accord.term to price")
     topic = mapped[0]
-    worst = topic.minimum_acceptable.value
-    batna = state.alternatives.user.batna.value
-    on_batna = batna_topic(topics, state.alternatives.user.batna)
-    walks = on_batna is not None and on_batna.topic_id == topic.topic_id and batna is not None
-    if walks and (worst is None or at_least_as_good(topic, batna, worst)):
-        worst = batna
+    worst = walk_away(state, topic)
     if worst is None:
         raise CaseBriefError(f"topic {topic.topic_id} maps price but has no minimum (or BATNA)")
     money = read_money(worst)

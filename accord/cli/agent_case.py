@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from accord.adviser.brief import room_fields, session_ceiling
+from accord.adviser.brief import held_back, room_fields, session_ceiling
 from accord.adviser.disclosure import never_reveal
 from accord.adviser.state import NegotiationState
 from accord.agents.room_agent import Step
@@ -66,7 +66,4 @@ class CaseLimits:
         if step.kind not in ("approve", "accept"):
             return None
         with cases(self.server, self.key) as you:
-            review = you.case(self.case_id)["state"]["deal_review"]
-        if review["recommendation"] != "reject" or review["override"]["occurred"]:
-            return None
-        return f"The case's deal review says reject: {review['reviewer_rationale']}"
+            return held_back(you.case(self.case_id)["state"]["deal_review"])
