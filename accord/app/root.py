@@ -23,6 +23,8 @@ from accord.app.principals import Principals
 from accord.app.rooms import Rooms
 from accord.app.sessions import Sessions
 from accord.app.settings import Settings
+from accord.app.webhook_delivery import WebhookDelivery
+from accord.app.webhooks import Webhooks
 from accord.core.protocol import Table
 from accord.protocols.arbitrated.state import PROTOCOL as ARBITRATED
 from accord.protocols.arbitrated.table import ArbitratedTable
@@ -114,6 +116,10 @@ class Accord:
             settings,
             merchants=self.merchants,
         )
+        self.webhooks = Webhooks(self.db, settings, clock=clock)
+        self.webhook_delivery = WebhookDelivery(self.db, self.keys, settings, clock=clock)
+        self.webhooks.wake = self.webhook_delivery.wake
+        self.notifier.subscribe(self.webhook_delivery.heard)
 
     def sweep(self) -> "Swept":
         """Every expiry that is due: negotiations (each table's own), then introductions

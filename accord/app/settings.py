@@ -44,6 +44,9 @@ class Settings(BaseSettings):
     """An OpenAI-compatible chat endpoint for the LLM agent; `None`: agents decide by rules."""
     llm_model: str | None = None
     llm_api_key: str | None = None
+    webhook_timeout: float = 15.0
+    webhook_allow_private: bool = False
+    """Admit http and private addresses as webhook URLs (for tests on one machine)."""
 
     @property
     def database(self) -> str:

@@ -61,6 +61,7 @@ class RefusalCode(StrEnum):
     FINDING_FINAL = "finding_final"
     NOT_LINKED = "not_linked"
     ALREADY_LINKED = "already_linked"
+    WEBHOOK_NOT_FOUND = "webhook_not_found"
     INTERNAL = "internal"
 
 

@@ -652,3 +652,60 @@ class Skills(Described):
 class ChangeSeen(Described):
     change_id: str
     seen: Literal[True]
+
+
+# -- webhooks (docs/webhooks.md) -----------------------------------------------------------
+
+
+class Webhook(Described):
+    webhook_id: str
+    url: str
+    event_types: list[str] | None = Field(description="Exact types or `prefix.*`; null: all.")
+    description: str | None
+    scope: dict[str, Any] = Field(
+        description="The audience whose events the endpoint receives: {kind, level, …}."
+    )
+    signature: Literal["v1", "v1a"]
+    status: Literal["enabled", "disabled"]
+    disabled_reason: Literal["by_request", "gone", "failing"] | None
+    created_at: str
+    updated_at: str
+    last_success_at: str | None
+    secret: str | None = Field(
+        default=None, description="`whsec_…`: shown once, when made or rotated (v1)."
+    )
+
+
+class Webhooks(Described):
+    webhooks: list[Webhook]
+
+
+class Attempt(Described):
+    attempt: int
+    attempted_at: str
+    status_code: int | None
+    error: str | None
+    duration_ms: int
+    next_attempt_at: str | None
+
+
+class Delivery(Described):
+    event_id: str = Field(description="The `webhook-id` every attempt carries.")
+    event_type: str
+    status: Literal["pending", "succeeded", "failed"]
+    created_at: str
+    attempts: list[Attempt]
+
+
+class Deliveries(Described):
+    deliveries: list[Delivery]
+
+
+class WebhookKey(Described):
+    key: str = Field(description="`whpk_` and the raw 32-byte Ed25519 public key in base64.")
+    status: Literal["active", "retired"]
+    created_at: str
+
+
+class WebhookKeys(Described):
+    keys: list[WebhookKey]

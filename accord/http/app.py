@@ -1,5 +1,7 @@
 """The ASGI application: wiring settings, the database, services and routers."""
 
+import asyncio
+import contextlib
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable, Sized
@@ -26,6 +28,7 @@ from accord.http import (
     rooms,
     sessions,
     ucp,
+    webhooks,
 )
 from accord.http.access import AccessLog
 from accord.http.auth import RateLimiter
@@ -45,6 +48,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         app.state.sessions = accord.sessions
         app.state.principals = accord.principals
         app.state.events = accord.events
+        app.state.webhooks = accord.webhooks
         accord.index.load()  # discovery is ready before the first request
         stop = threading.Event()
         sweeper = threading.Thread(
@@ -53,10 +57,14 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
             daemon=True,
         )
         sweeper.start()
+        delivery = asyncio.create_task(accord.webhook_delivery.run(), name="accord-webhooks")
         try:
             async with accord.events.listening():
                 yield
         finally:
+            delivery.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await delivery
             stop.set()
             sweeper.join(timeout=5)
             accord.close()
@@ -79,6 +87,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     app.include_router(intents.router)
     app.include_router(opportunities.router)
     app.include_router(adviser.router)
+    app.include_router(webhooks.router)
     app.include_router(ucp.create_router(settings))
     app.include_router(invite_page.create_router(settings))
 

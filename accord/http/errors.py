@@ -68,6 +68,7 @@ STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
     RefusalCode.FINDING_FINAL: 409,
     RefusalCode.NOT_LINKED: 409,
     RefusalCode.ALREADY_LINKED: 409,
+    RefusalCode.WEBHOOK_NOT_FOUND: 404,
     RefusalCode.QUESTION_NOT_OPEN: 409,
     RefusalCode.NOTHING_TO_OVERRIDE: 409,
     RefusalCode.INTERNAL: 500,

@@ -23,6 +23,7 @@ from accord.http import (
     principals,
     rooms,
     sessions,
+    webhooks,
 )
 from accord.protocols.arbitrated.moves import HandoffRequest
 from accord.protocols.rooms.views import RoomView
@@ -48,6 +49,7 @@ _ROOM_SEAT: Final = frozenset({C.UNAUTHENTICATED, C.FORBIDDEN, C.ROOM_NOT_FOUND}
 _SESSION: Final = frozenset({C.UNAUTHENTICATED, C.FORBIDDEN, C.SESSION_NOT_FOUND})
 _KEY: Final = frozenset({C.UNAUTHENTICATED, C.FORBIDDEN})
 _SEATED: Final = frozenset({C.NOT_FOUND, C.NOT_A_SEAT})
+_WEBHOOK: Final = frozenset({C.WEBHOOK_NOT_FOUND})
 
 BY_DEPENDENCY: Final[Mapping[Callable[..., Any], Codes]] = {
     auth.public: frozenset({C.RATE_LIMITED}),
@@ -58,6 +60,7 @@ BY_DEPENDENCY: Final[Mapping[Callable[..., Any], Codes]] = {
     sessions.buyer_token: _SESSION,
     sessions.reader_token: _SESSION,
     sessions.merchant_token: _SESSION,
+    webhooks.scope: _KEY,
     sessions.opener_token: _KEY,
     sessions.secret_token: _KEY,
     merchants.any_key: _KEY,
@@ -265,6 +268,18 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
         frozenset({C.NOT_FOUND, C.FORBIDDEN, C.CASE_CLOSED, C.ALREADY_LINKED}),
     ),
     "GET /v1/adviser/skills": Operation({200: answers.Skills}),
+    # webhooks
+    "POST /v1/webhooks": Operation({201: answers.Webhook}),
+    "GET /v1/webhooks": Operation({200: answers.Webhooks}),
+    "GET /v1/webhooks/{webhook_id}": Operation({200: answers.Webhook}, _WEBHOOK),
+    "PATCH /v1/webhooks/{webhook_id}": Operation({200: answers.Webhook}, _WEBHOOK),
+    "POST /v1/webhooks/{webhook_id}/rotate": Operation({200: answers.Webhook}, _WEBHOOK),
+    "POST /v1/webhooks/{webhook_id}/test": Operation({202: answers.Delivery}, _WEBHOOK),
+    "GET /v1/webhooks/{webhook_id}/deliveries": Operation({200: answers.Deliveries}, _WEBHOOK),
+    "POST /v1/webhooks/{webhook_id}/deliveries/{event_id}/retry": Operation(
+        {202: answers.Delivery}, _WEBHOOK
+    ),
+    "GET /.well-known/webhook-keys.json": Operation({200: answers.WebhookKeys}),
     "POST /v1/adviser/skills": Operation({201: answers.Skill, 200: answers.Skill}),
     # the server
     "GET /.well-known/jwks.json": Operation({200: answers.Jwks}),

@@ -1,5 +1,5 @@
-"""Accord's Python SDK: rooms, arbitrated sessions, intro negotiations and adviser cases over
-HTTP, sync and async, with safe retries and offline receipt checks.
+"""Accord's Python SDK: rooms, arbitrated sessions, intro negotiations, adviser cases and
+webhooks over HTTP, sync and async, with safe retries, and offline receipt and webhook checks.
 
 ```python
 from accord.sdk import Accord
@@ -107,6 +107,18 @@ from accord.sdk._sessions import (
     Merchant,
     Sessions,
 )
+from accord.sdk._verify import verify_webhook
+from accord.sdk._webhook_models import (
+    Attempt,
+    Delivery,
+    DeliveryList,
+    Webhook,
+    WebhookEvent,
+    WebhookKey,
+    WebhookKeys,
+    WebhookList,
+)
+from accord.sdk._webhooks import AsyncWebhooks, Webhooks
 
 __all__ = [
     "Accord",
@@ -125,6 +137,8 @@ __all__ = [
     "AsyncRoomSeat",
     "AsyncRooms",
     "AsyncSessions",
+    "AsyncWebhooks",
+    "Attempt",
     "AwaitingOwner",
     "Brief",
     "BuyerSession",
@@ -149,6 +163,8 @@ __all__ = [
     "Counterparty",
     "Decided",
     "DecidedOpportunity",
+    "Delivery",
+    "DeliveryList",
     "Envelope",
     "Event",
     "Handoff",
@@ -208,4 +224,11 @@ __all__ = [
     "Terms",
     "Turn",
     "Verdict",
+    "Webhook",
+    "WebhookEvent",
+    "WebhookKey",
+    "WebhookKeys",
+    "WebhookList",
+    "Webhooks",
+    "verify_webhook",
 ]

@@ -22,6 +22,7 @@ from accord.sdk._operations import Operation, ResultT
 from accord.sdk._receipts import AsyncReceipts, Receipts
 from accord.sdk._rooms import AsyncRooms, Rooms
 from accord.sdk._sessions import AsyncMerchant, AsyncSessions, Merchant, Sessions
+from accord.sdk._webhooks import AsyncWebhooks, Webhooks
 
 
 class Accord(BaseClient):
@@ -60,6 +61,10 @@ class Accord(BaseClient):
     def principal(self, key: str) -> Principal:
         """A principal's intro negotiations, with its owner key or one of its agent keys."""
         return Principal(self, key)
+
+    def webhooks(self, credential: str) -> Webhooks:
+        """The webhook endpoints of `credential`'s own events."""
+        return Webhooks(self, credential)
 
     def _call(
         self,
@@ -146,6 +151,9 @@ class AsyncAccord(BaseClient):
 
     def principal(self, key: str) -> AsyncPrincipal:
         return AsyncPrincipal(self, key)
+
+    def webhooks(self, credential: str) -> AsyncWebhooks:
+        return AsyncWebhooks(self, credential)
 
     async def _call(
         self,

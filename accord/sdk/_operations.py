@@ -108,6 +108,14 @@ from accord.sdk._models import (
     SessionList,
     SessionView,
 )
+from accord.sdk._webhook_models import (
+    Delivery,
+    DeliveryList,
+    Webhook,
+    WebhookKeys,
+    WebhookList,
+)
+from accord.webhooks.requests import RegisterInput, RotateInput, UpdateInput
 
 ResultT = TypeVar("ResultT", bound=Model)
 
@@ -391,3 +399,33 @@ DECLARE_SKILL: Final[Operation[Skill]] = Operation(
 # -- trust ----------------------------------------------------------------------------------
 
 JWKS: Final[Operation[Jwks]] = Operation("GET", "/.well-known/jwks.json", {200: Jwks})
+
+# -- webhooks (docs/webhooks.md) ------------------------------------------------------------
+
+WEBHOOKS: Final = "/v1/webhooks"
+WEBHOOK: Final = WEBHOOKS + "/{webhook_id}"
+REGISTER_WEBHOOK: Final[Operation[Webhook]] = Operation(
+    "POST", WEBHOOKS, {201: Webhook}, TypeAdapter(RegisterInput), Retry.UNSENT
+)
+LIST_WEBHOOKS: Final[Operation[WebhookList]] = Operation("GET", WEBHOOKS, {200: WebhookList})
+SHOW_WEBHOOK: Final[Operation[Webhook]] = Operation("GET", WEBHOOK, {200: Webhook})
+# The same change twice leaves the endpoint as the first made it.
+UPDATE_WEBHOOK: Final[Operation[Webhook]] = Operation(
+    "PATCH", WEBHOOK, {200: Webhook}, TypeAdapter(UpdateInput)
+)
+ROTATE_WEBHOOK: Final[Operation[Webhook]] = Operation(
+    "POST", WEBHOOK + "/rotate", {200: Webhook}, TypeAdapter(RotateInput), Retry.UNSENT
+)
+TEST_WEBHOOK: Final[Operation[Delivery]] = Operation(
+    "POST", WEBHOOK + "/test", {202: Delivery}, retry=Retry.UNSENT
+)
+LIST_DELIVERIES: Final[Operation[DeliveryList]] = Operation(
+    "GET", WEBHOOK + "/deliveries", {200: DeliveryList}
+)
+# Sending an event again twice sends it again, with the same webhook-id a receiver dedupes on.
+RETRY_DELIVERY: Final[Operation[Delivery]] = Operation(
+    "POST", WEBHOOK + "/deliveries/{event_id}/retry", {202: Delivery}
+)
+WEBHOOK_KEYS: Final[Operation[WebhookKeys]] = Operation(
+    "GET", "/.well-known/webhook-keys.json", {200: WebhookKeys}
+)

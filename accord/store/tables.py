@@ -439,3 +439,64 @@ adviser_links = Table(
     Index("adviser_links_by_case", "case_id"),
     Index("adviser_links_by_seat", "protocol", "negotiation_id", "seat"),
 )
+
+# Webhooks (docs/webhooks.md): an endpoint follows one audience with a cursor over its events;
+# a secret is never replaced in place (a rotation appends one, and how long the one before it
+# goes on signing); the outbox holds each event's body as first sent, so every retry sends the
+# same bytes; the attempts are the delivery log.
+webhook_endpoints = Table(
+    "webhook_endpoints",
+    metadata,
+    Column("id", ID, primary_key=True),
+    Column("scope", String(200), nullable=False),
+    Column("audience", Text, nullable=False),
+    Column("url", Text, nullable=False),
+    Column("event_types", Text),
+    Column("description", Text),
+    Column("signature", String(8), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("disabled_reason", String(32)),
+    Column("cursor", BigInteger, nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Column("updated_at", TIME, nullable=False),
+    Column("last_success_at", TIME),
+    Column("failing_since", TIME),
+    Index("webhook_endpoints_by_scope", "scope"),
+)
+
+webhook_secrets = Table(
+    "webhook_secrets",
+    metadata,
+    Column("endpoint_id", ID, ForeignKey("webhook_endpoints.id"), primary_key=True),
+    Column("position", Integer, primary_key=True),
+    Column("secret", Text, nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Column("overlap_seconds", Integer, nullable=False),
+)
+
+webhook_deliveries = Table(
+    "webhook_deliveries",
+    metadata,
+    Column("endpoint_id", ID, ForeignKey("webhook_endpoints.id"), primary_key=True),
+    Column("event_id", String(64), primary_key=True),
+    Column("event_type", String(120), nullable=False),
+    Column("body", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("due_at", BigInteger),
+    Column("created_at", TIME, nullable=False),
+    Index("webhook_deliveries_due", "status", "due_at"),
+)
+
+webhook_attempts = Table(
+    "webhook_attempts",
+    metadata,
+    Column("endpoint_id", ID, primary_key=True),
+    Column("event_id", String(64), primary_key=True),
+    Column("attempt", Integer, primary_key=True),
+    Column("attempted_at", TIME, nullable=False),
+    Column("status_code", Integer),
+    Column("error", String(200)),
+    Column("duration_ms", Integer, nullable=False),
+    Column("next_attempt_at", TIME),
+)

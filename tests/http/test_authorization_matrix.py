@@ -47,6 +47,10 @@ MERCHANT_SECRET: Final = row(403, publishable=403, secret=OK, rival_secret=OK)
 PRINCIPAL: Final = row(403, principal_owner=OK, principal_agent=OK)
 PRINCIPAL_OWNER: Final = row(403, principal_owner=OK)
 PRINCIPAL_AGENT: Final = row(403, principal_agent=OK)
+AUDIENCE: Final = row(
+    403, seat=OK, owner=OK, secret=OK, rival_secret=OK, principal_owner=OK, principal_agent=OK
+)
+"""Any credential with an event stream of its own may keep webhook endpoints for it."""
 
 MATRIX: Final[dict[str, Expected]] = {
     "POST /v1/rooms": PUBLIC,
@@ -118,6 +122,15 @@ MATRIX: Final[dict[str, Expected]] = {
     "POST /v1/adviser/cases/{case_id}/links": PRINCIPAL_OWNER,
     "GET /v1/adviser/skills": PRINCIPAL,
     "POST /v1/adviser/skills": PRINCIPAL_OWNER,
+    "POST /v1/webhooks": AUDIENCE,
+    "GET /v1/webhooks": AUDIENCE,
+    "GET /v1/webhooks/{webhook_id}": AUDIENCE,
+    "PATCH /v1/webhooks/{webhook_id}": AUDIENCE,
+    "POST /v1/webhooks/{webhook_id}/rotate": AUDIENCE,
+    "POST /v1/webhooks/{webhook_id}/test": AUDIENCE,
+    "GET /v1/webhooks/{webhook_id}/deliveries": AUDIENCE,
+    "POST /v1/webhooks/{webhook_id}/deliveries/{event_id}/retry": AUDIENCE,
+    "GET /.well-known/webhook-keys.json": PUBLIC,
     "GET /.well-known/jwks.json": PUBLIC,
     "GET /healthz": PUBLIC,
     "GET /openapi.json": PUBLIC,
@@ -200,6 +213,8 @@ def test_who_may_call_what(
         change_id="chg_none",
         finding_id="fnd_none",
         skill_id="F04",
+        webhook_id="whk_none",
+        event_id="evt_none",
     )
     got = {}
     for kind in KINDS:

@@ -23,6 +23,14 @@ SESSION: Final = "/v1/sessions/{session_id}"
 INTENT: Final = "/api/intents/{intent_id}"
 OPPORTUNITY: Final = "/api/opportunities/{opportunity_id}"
 CASE: Final = "/v1/adviser/cases/{case_id}"
+WEBHOOK: Final = "/v1/webhooks/{webhook_id}"
+NO_AUDIENCE: Final = (
+    ("nobody", "unauthenticated"),
+    ("stranger", "unauthenticated"),
+    ("publishable", "forbidden"),
+    ("session_token", "forbidden"),
+    ("used_invite", "forbidden"),
+)
 OWNER_ONLY: Final = (
     ("nobody", "unauthenticated"),
     ("principal_agent", "forbidden"),
@@ -216,6 +224,14 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
         ("publishable", "forbidden"),
         ("session_token", "forbidden"),
     ),
+    ("POST", "/v1/webhooks"): NO_AUDIENCE,
+    ("GET", "/v1/webhooks"): NO_AUDIENCE,
+    ("GET", WEBHOOK): NO_AUDIENCE,
+    ("PATCH", WEBHOOK): NO_AUDIENCE,
+    ("POST", WEBHOOK + "/rotate"): NO_AUDIENCE,
+    ("POST", WEBHOOK + "/test"): NO_AUDIENCE,
+    ("GET", WEBHOOK + "/deliveries"): NO_AUDIENCE,
+    ("POST", WEBHOOK + "/deliveries/{event_id}/retry"): NO_AUDIENCE,
 }
 
 # Routes no credential opens: what protects them is the body's size, shape and time limits.
@@ -226,6 +242,7 @@ PUBLIC: Final = {
     ("GET", "/rooms/join"),
     ("GET", "/healthz"),
     ("GET", "/.well-known/jwks.json"),
+    ("GET", "/.well-known/webhook-keys.json"),
     ("GET", "/.well-known/ucp"),
     ("GET", "/ucp/negotiation/spec"),
     ("GET", "/ucp/negotiation/schema.json"),
@@ -294,6 +311,8 @@ class World:
             change_id="chg_none",
             finding_id="fnd_none",
             skill_id="F04",
+            webhook_id="whk_none",
+            event_id="evt_none",
         )
 
 

@@ -16,6 +16,7 @@ PUBLIC = {
     "/v1/rooms/list",
     "/healthz",
     "/.well-known/jwks.json",
+    "/.well-known/webhook-keys.json",
     "/.well-known/ucp",
     "/ucp/negotiation/spec",
     "/ucp/negotiation/schema.json",

@@ -32,8 +32,15 @@ def test_keyring_is_created_on_first_load_owner_only(tmp_path: Path) -> None:
     keyring = load_keyring(path, now=START)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
-    assert sorted(k.mode for k in keyring.keys) == ["live", "test"]
+    assert sorted((k.use, k.mode) for k in keyring.keys) == [
+        ("receipt", "live"),
+        ("receipt", "test"),
+        ("webhook", "live"),
+    ]
     assert {k.status for k in keyring.keys} == {"active"}
+    assert [j["kid"] for j in keyring.jwks()["keys"]] == [
+        k.kid for k in keyring.keys if k.use == "receipt"
+    ]
 
 
 def test_a_loose_keyring_file_is_made_owner_only_again(tmp_path: Path) -> None:
