@@ -12,6 +12,7 @@ import contextlib
 import json
 import logging
 import random
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -81,6 +82,7 @@ class WebhookDelivery:
         self._transport = transport
         self._rng = rng or random.Random()
         self._touched: set[str] | None = None  # None: look at every endpoint
+        self._touched_lock = threading.Lock()
         self._wakeup: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -88,10 +90,11 @@ class WebhookDelivery:
 
     def heard(self, keys: frozenset[str] | None) -> None:
         """A notifier subscriber: a commit touched these keys (None: any)."""
-        if keys is None:
-            self._touched = None
-        elif self._touched is not None:
-            self._touched |= keys
+        with self._touched_lock:
+            if keys is None:
+                self._touched = None
+            elif self._touched is not None:
+                self._touched |= keys
         self.wake()
 
     def wake(self) -> None:
@@ -107,18 +110,23 @@ class WebhookDelivery:
         last_scan = 0.0
         while True:
             if time.monotonic() - last_scan > RESCAN_SECONDS:
-                self._touched, last_scan = None, time.monotonic()
+                with self._touched_lock:
+                    self._touched = None
+                last_scan = time.monotonic()
+            attempts = 0
             try:
-                await self.round()
+                attempts = await self.round()
             except Exception:  # the worker outlives a bad round; the next one retries
                 log.exception("webhook round failed")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wakeup.wait(), POLL_SECONDS)
+            if attempts < CLAIM:  # a full round may have left more that are due
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wakeup.wait(), POLL_SECONDS)
             self._wakeup.clear()
 
     async def round(self) -> int:
         """Move every cursor, then send what is due; the number of attempts made."""
-        touched, self._touched = self._touched, set()
+        with self._touched_lock:
+            touched, self._touched = self._touched, set()
         await asyncio.to_thread(self.enqueue, touched)
         claimed = await asyncio.to_thread(self._db.write, self._claim)
         if not claimed:

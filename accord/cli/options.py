@@ -203,6 +203,24 @@ LlmApiKey = Annotated[
     ),
 ]
 
+WebhookTimeout = Annotated[
+    float,
+    typer.Option(
+        "--webhook-timeout",
+        envvar="ACCORD_WEBHOOK_TIMEOUT",
+        min=0.1,
+        help="Seconds a webhook receiver has to answer before the attempt counts as failed.",
+    ),
+]
+WebhookAllowPrivate = Annotated[
+    bool,
+    typer.Option(
+        "--webhook-allow-private",
+        envvar="ACCORD_WEBHOOK_ALLOW_PRIVATE",
+        help="Admit http and private addresses as webhook URLs (one machine, tests).",
+    ),
+]
+
 R = TypeVar("R")
 
 
@@ -230,6 +248,8 @@ _SETTING_OPTIONS: Final = (
     ("llm_base_url", LlmBaseUrl),
     ("llm_model", LlmModel),
     ("llm_api_key", LlmApiKey),
+    ("webhook_timeout", WebhookTimeout),
+    ("webhook_allow_private", WebhookAllowPrivate),
 )
 
 

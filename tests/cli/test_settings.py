@@ -41,6 +41,7 @@ ROWS = [
      "http://127.0.0.1:9/v1"),
     ("--llm-model", "ACCORD_LLM_MODEL", "small", "llm_model", "small"),
     ("--llm-api-key", "ACCORD_LLM_API_KEY", "sk-test", "llm_api_key", "sk-test"),
+    ("--webhook-timeout", "ACCORD_WEBHOOK_TIMEOUT", "4.5", "webhook_timeout", 4.5),
 ]  # fmt: skip
 
 
@@ -67,6 +68,15 @@ def test_each_setting_as_flag_and_as_variable(
     assert CliRunner().invoke(app, [], env={variable: raw}).exit_code == 0
     assert getattr(seen[0], attribute) == expected
     assert getattr(seen[1], attribute) == expected
+
+
+def test_private_webhook_addresses_are_a_switch_off_by_default(monkeypatch) -> None:
+    monkeypatch.delenv("ACCORD_WEBHOOK_ALLOW_PRIVATE", raising=False)
+    app, seen = _capture()
+    assert CliRunner().invoke(app, []).exit_code == 0
+    assert CliRunner().invoke(app, ["--webhook-allow-private"]).exit_code == 0
+    assert CliRunner().invoke(app, [], env={"ACCORD_WEBHOOK_ALLOW_PRIVATE": "1"}).exit_code == 0
+    assert [s.webhook_allow_private for s in seen] == [False, True, True]
 
 
 def test_flags_win_over_variables() -> None:
@@ -103,7 +113,8 @@ def test_settings_travel_to_worker_processes_unchanged(monkeypatch) -> None:
 
 
 def test_every_setting_has_a_row_and_an_option() -> None:
-    assert {row[3] for row in ROWS} == set(Settings.model_fields)
+    switches = {"webhook_allow_private"}  # a flag without a value: its own test above
+    assert {row[3] for row in ROWS} | switches == set(Settings.model_fields)
 
 
 @pytest.mark.parametrize(

@@ -97,7 +97,10 @@ def test_rotate_retires_the_active_key_of_that_mode_and_keeps_it_published(
 
 
 def _load_kids(path: str) -> list[tuple[str, str]]:
-    return [(k.kid, k.mode) for k in load_keyring(Path(path), now=START).keys]
+    return [(k.kid, f"{k.use} {k.mode}") for k in load_keyring(Path(path), now=START).keys]
+
+
+ONE_EACH: Final = ["receipt live", "receipt test", "webhook live"]
 
 
 def _load_in_process(path: str, barrier: Any, results: Any) -> None:
@@ -122,7 +125,7 @@ def test_concurrent_first_loads_in_processes_create_one_key_per_mode(tmp_path: P
         process.join(timeout=30)
         assert process.exitcode == 0
     assert all(result == kids[0] for result in kids)
-    assert sorted(mode for _, mode in kids[0]) == ["live", "test"]
+    assert sorted(mode for _, mode in kids[0]) == ONE_EACH
     assert _load_kids(path) == kids[0]
 
 
@@ -144,7 +147,7 @@ def test_concurrent_first_loads_in_threads_create_one_key_per_mode(tmp_path: Pat
     for thread in threads:
         thread.join()
     assert len(results) == 8 and all(result == results[0] for result in results)
-    assert sorted(mode for _, mode in results[0]) == ["live", "test"]
+    assert sorted(mode for _, mode in results[0]) == ONE_EACH
 
 
 # -- what a verifier pins --------------------------------------------------------------------

@@ -110,12 +110,13 @@ def library_clock(received: Received) -> Iterator[None]:
         def now(cls, tz: Any = None) -> "Pinned":
             return cls.fromtimestamp(arrived, tz)
 
-    original = standardwebhooks.webhooks.datetime
-    standardwebhooks.webhooks.datetime = Pinned  # type: ignore[misc]
+    library: Any = standardwebhooks.webhooks
+    original = library.datetime
+    library.datetime = Pinned
     try:
         yield
     finally:
-        standardwebhooks.webhooks.datetime = original  # type: ignore[misc]
+        library.datetime = original
 
 
 def eventually(check: Callable[[], bool], *, seconds: float = 20.0) -> None:

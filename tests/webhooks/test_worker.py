@@ -1,0 +1,218 @@
+"""The delivery worker's rules, driven round by round on a test clock with a recording transport
+(docs/webhooks.md, Delivery): each attempt checks the address again, redirects are not followed,
+Retry-After only delays, five days without a success disable the endpoint, a manual retry sends
+the same webhook-id again, and a delivery claimed by a process that stopped is sent once its
+lease runs out."""
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+
+from accord.app.identity import SeatCaller
+from accord.app.root import Accord
+from accord.app.webhook_delivery import WebhookDelivery
+from accord.app.webhooks import Scope, Webhooks, scope_of
+from accord.protocols.rooms.moves import JoinRequest, OpenRequest
+from accord.store import webhooks as rows
+from accord.webhooks import rules
+from accord.webhooks.requests import RegisterInput
+from tests.conftest import FakeClock
+
+SCHEMA = {"n": {"type": "int"}}
+PUBLIC = ["93.184.215.14"]
+URL = "https://hooks.example.com/accord"
+
+
+@dataclass
+class Wire:
+    """A transport that answers from a script and records each request."""
+
+    answer: Callable[[httpx.Request], httpx.Response] = lambda _r: httpx.Response(204)
+    sent: list[httpx.Request] = field(default_factory=list)
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(request)
+        return self.answer(request)
+
+
+@dataclass
+class World:
+    accord: Accord
+    clock: FakeClock
+    wire: Wire
+    addresses: list[str]
+    webhooks: Webhooks
+
+    def worker(self) -> WebhookDelivery:
+        return WebhookDelivery(
+            self.accord.db,
+            self.accord.keys,
+            self.accord.settings,
+            clock=self.clock,
+            resolver=lambda _host: list(self.addresses),
+            transport=httpx.MockTransport(self.wire.handle),
+        )
+
+    def round(self, worker: WebhookDelivery | None = None) -> int:
+        return asyncio.run((worker or self.worker()).round())
+
+    def deliveries(self, endpoint_id: str) -> list[tuple[rows.DeliveryRow, list[rows.AttemptRow]]]:
+        return self.accord.db.read(
+            lambda conn: rows.endpoint_deliveries(
+                conn, endpoint_id, status=None, after=None, limit=100
+            )
+        )
+
+
+@pytest.fixture
+def world(accord: Accord, clock: FakeClock) -> World:
+    addresses = list(PUBLIC)
+    webhooks = Webhooks(
+        accord.db, accord.settings, clock=clock, resolver=lambda _h: list(addresses)
+    )
+    return World(accord, clock, Wire(), addresses, webhooks)
+
+
+def _register(world: World, scope: Scope) -> str:
+    made = world.webhooks.register(scope, RegisterInput(url=URL))
+    return str(made["webhook_id"])
+
+
+def _joined_room(world: World) -> tuple[str, Scope]:
+    room = world.accord.rooms.open(OpenRequest(subject_schema=SCHEMA, subject={"n": 2}))
+    room_id = room["room"]["room_id"]
+    scope = scope_of(SeatCaller(room_id, "opener", is_owner=True))
+    return room["invite"]["token"], scope
+
+
+def _with_one_event(world: World) -> tuple[str, Scope]:
+    """An endpoint for a room's opener's owner, and one event for it: the room is joined."""
+    invite, scope = _joined_room(world)
+    endpoint_id = _register(world, scope)
+    world.accord.rooms.join(JoinRequest(invite_token=invite))
+    return endpoint_id, scope
+
+
+def test_each_attempt_checks_the_address_again(world: World) -> None:
+    endpoint_id, _ = _with_one_event(world)
+    world.addresses[:] = ["10.0.0.7"]  # the name now points inside the network
+    assert world.round() == 1
+    assert world.wire.sent == []  # nothing left for a private address
+    ((delivery, attempts),) = world.deliveries(endpoint_id)
+    assert (delivery.status, attempts[0].error, attempts[0].status_code) == (
+        "pending",
+        "not a public address",
+        None,
+    )
+    world.addresses[:] = PUBLIC
+    world.clock.advance(seconds=6)
+    assert world.round() == 1 and len(world.wire.sent) == 1
+    assert world.deliveries(endpoint_id)[0][0].status == "succeeded"
+
+
+def test_a_redirect_is_a_failure_and_is_not_followed(world: World) -> None:
+    endpoint_id, _ = _with_one_event(world)
+    world.wire.answer = lambda _r: httpx.Response(302, headers={"location": "http://10.0.0.1/"})
+    world.round()
+    assert [str(r.url) for r in world.wire.sent] == [URL]
+    ((delivery, attempts),) = world.deliveries(endpoint_id)
+    assert (delivery.status, attempts[0].status_code, attempts[0].error) == (
+        "pending",
+        302,
+        "redirect not followed",
+    )
+
+
+def test_retry_after_delays_beyond_the_schedule(world: World) -> None:
+    endpoint_id, _ = _with_one_event(world)
+    world.wire.answer = lambda _r: httpx.Response(429, headers={"retry-after": "600"})
+    world.round()
+    world.clock.advance(seconds=30)  # past the schedule's 5 s, not past Retry-After
+    assert world.round() == 0
+    world.clock.advance(seconds=571)
+    assert world.round() == 1
+    assert len(world.deliveries(endpoint_id)[0][1]) == 2
+
+
+def test_ten_failures_end_a_delivery_and_a_manual_retry_sends_the_same_id(world: World) -> None:
+    endpoint_id, scope = _with_one_event(world)
+    world.wire.answer = lambda _r: httpx.Response(503)
+    for delay in rules.SCHEDULE:
+        world.clock.advance(seconds=delay * 1.11)
+        assert world.round() == 1
+    world.clock.advance(days=2)
+    assert world.round() == 0
+    ((delivery, attempts),) = world.deliveries(endpoint_id)
+    assert delivery.status == "failed" and len(attempts) == rules.ATTEMPTS
+    assert attempts[-1].next_attempt_at is None
+
+    world.wire.answer = lambda _r: httpx.Response(200)
+    world.webhooks.retry(scope, endpoint_id, delivery.event_id)
+    assert world.round() == 1
+    ids = {r.headers["webhook-id"] for r in world.wire.sent}
+    assert ids == {delivery.event_id}
+    assert world.deliveries(endpoint_id)[0][0].status == "succeeded"
+
+
+def test_five_days_without_a_success_disable_the_endpoint(world: World) -> None:
+    endpoint_id, scope = _with_one_event(world)
+    world.wire.answer = lambda _r: httpx.Response(500)
+    world.round()
+    world.clock.advance(days=4, hours=23)
+    world.webhooks.test(scope, endpoint_id)
+    world.round()
+    assert world_endpoint(world, endpoint_id).status == "enabled"  # not five days yet
+    world.clock.advance(hours=2)
+    world.webhooks.test(scope, endpoint_id)
+    world.round()
+    endpoint = world_endpoint(world, endpoint_id)
+    assert (endpoint.status, endpoint.disabled_reason) == ("disabled", "failing")
+
+
+def world_endpoint(world: World, endpoint_id: str) -> rows.EndpointRow:
+    found = world.accord.db.read(lambda conn: rows.find_endpoint(conn, endpoint_id))
+    assert found is not None
+    return found
+
+
+def test_a_claim_left_by_a_stopped_process_is_sent_after_its_lease(world: World) -> None:
+    _with_one_event(world)
+    stopped = world.worker()
+    stopped.enqueue()
+    claimed = world.accord.db.write(stopped._claim)  # the process stops before it sends
+    assert len(claimed) == 1
+    assert world.round() == 0  # still leased
+    world.clock.advance(seconds=world.accord.settings.webhook_timeout + 31)
+    assert world.round() == 1
+    assert [r.headers["webhook-id"] for r in world.wire.sent] == [claimed[0][0].event_id]
+
+
+def test_the_body_is_canonical_and_the_same_on_every_attempt(world: World) -> None:
+    endpoint_id, _ = _with_one_event(world)
+    world.wire.answer = lambda _r: httpx.Response(500)
+    world.round()
+    world.clock.advance(seconds=6)
+    world.round()
+    first, second = world.wire.sent
+    assert first.content == second.content
+    assert first.headers["webhook-id"] == second.headers["webhook-id"]
+    assert first.headers["webhook-timestamp"] != second.headers["webhook-timestamp"]
+    event: dict[str, Any] = json.loads(first.content)
+    assert event["type"] == "envelope.room.joined"
+    assert first.content == json.dumps(event, separators=(",", ":"), sort_keys=True).encode()
+    assert first.headers["user-agent"].startswith("Accord-Webhooks/")
+    assert world.deliveries(endpoint_id)[0][0].event_type == "envelope.room.joined"
+
+
+def test_nothing_before_registration_is_sent(world: World) -> None:
+    invite, scope = _joined_room(world)
+    world.accord.rooms.join(JoinRequest(invite_token=invite))  # before the endpoint exists
+    endpoint_id = _register(world, scope)
+    assert world.round() == 0 and world.deliveries(endpoint_id) == []
+    world.webhooks.test(scope, endpoint_id)
+    assert world.round() == 1  # the endpoint itself works
