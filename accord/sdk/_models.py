@@ -173,6 +173,8 @@ class Room(Model):
     seat: str
     your_turn: bool
     turn: str | None
+    available_moves: list[str] = Field(default_factory=list)
+    """What this seat may do now (`offer`, `counter`, `approve`…); empty once the room ends."""
     subject_schema: dict[str, Any]
     table: Table | None
     approvals: list[Approval]

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from accord.protocols.rooms import schema
+from accord.protocols.rooms.decide import allowed_moves
 from accord.protocols.rooms.state import (
     Approval,
     RoomPolicy,
@@ -38,6 +39,9 @@ class RoomView(View):
     seat: Seat
     your_turn: bool
     turn: Seat | None
+    available_moves: list[str] = Field(
+        description="The moves this seat may make now, as `move_not_allowed` lists them."
+    )
     subject_schema: dict[str, Any]
     table: Table | None
     approvals: list[Approval]
@@ -90,6 +94,7 @@ def view_json(state: RoomState, seat: Seat, *, policy: RoomPolicy, base_url: str
         "seat": str(seat),
         "your_turn": state.turn is seat,
         "turn": str(state.turn) if state.turn else None,
+        "available_moves": list(allowed_moves(state, seat)),
         "subject_schema": state.subject_schema,
         "table": {
             "terms": table.terms,
