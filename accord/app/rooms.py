@@ -14,6 +14,7 @@ import orjson
 from sqlalchemy import Connection
 
 from accord.app.identity import Caller, CredentialCache, CredentialKind, SeatCaller, resolve
+from accord.app.links import OWNER_LINK_TTL, Links
 from accord.app.negotiations import Answer, Loaded, Move, Negotiations, encode, request_hash
 from accord.app.settings import Settings
 from accord.app.tokens import hash_token, new_id, new_nonce, new_token
@@ -62,10 +63,13 @@ def may(caller: Caller | None, action: RoomAction, room_id: str) -> SeatCaller:
 
 
 class Rooms:
-    def __init__(self, kernel: Negotiations, table: RoomsTable, settings: Settings) -> None:
+    def __init__(
+        self, kernel: Negotiations, table: RoomsTable, settings: Settings, *, links: Links
+    ) -> None:
         self._kernel = kernel
         self._table = table
         self._settings = settings
+        self._links = links
         self._credentials = CredentialCache()
 
     # -- writes --------------------------------------------------------------------------
@@ -101,7 +105,7 @@ class Rooms:
             return {
                 "room": self._view(room, Seat.OPENER),
                 "seat_token": seat_token,
-                "owner_token": owner_token,
+                **self._owner(conn, request.owner_delivery, owner_token, room_id, Seat.OPENER),
                 "limits_opening": _opening(room, Seat.OPENER),
                 "invite": {
                     "token": invite_token,
@@ -139,7 +143,7 @@ class Rooms:
             return {
                 "room": self._view(loaded.state, Seat.JOINER),
                 "seat_token": seat_token,
-                "owner_token": owner_token,
+                **self._owner(conn, request.owner_delivery, owner_token, room_id, Seat.JOINER),
                 "limits_opening": _opening(loaded.state, Seat.JOINER),
             }
 
@@ -301,6 +305,17 @@ class Rooms:
     ) -> tuple[SeatCaller, RoomState]:
         authorize = partial(self._authorize, token=token, room_id=room_id, action=action)
         return self._kernel.current(self._table, room_id, authorize)
+
+    def _owner(
+        self, conn: Connection, delivery: str, owner_token: str, room_id: str, seat: Seat
+    ) -> JSONBody:
+        """The owner's credential as the opener or joiner asked for it: the token itself, or a
+        one-time link for the person in its place, so that the token never leaves the server."""
+        if delivery == "token":
+            return {"owner_token": owner_token}
+        caller = SeatCaller(room_id, seat, is_owner=True)
+        minted = self._links.mint_in(conn, owner_token, caller, ttl=OWNER_LINK_TTL)
+        return {"owner_link": {"url": minted["web_url"], "expires_at": minted["expires_at"]}}
 
     def _free_name(self, conn: Connection) -> str:
         rng = secrets.SystemRandom()

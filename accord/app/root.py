@@ -15,6 +15,7 @@ from accord.app.intents import IntentHooks, Intents
 from accord.app.intro_agent import IntroAgent
 from accord.app.intro_follow import IntroFollow
 from accord.app.keys import KeyService
+from accord.app.links import Links
 from accord.app.llm import chat_model
 from accord.app.merchants import Merchants
 from accord.app.negotiations import Ended, Negotiations
@@ -109,7 +110,10 @@ class Accord:
         self.adviser_skills = AdviserSkills(self.adviser, self.adviser_links, model=model)
         self.adviser.catch_up = self.adviser_links.catch_up
         self.notifier.subscribe(self.adviser_links.heard)
-        self.rooms = Rooms(self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings)
+        self.links = Links(self.db, settings, clock=clock)
+        self.rooms = Rooms(
+            self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings, links=self.links
+        )
         self.sessions = Sessions(
             self.negotiations,
             cast(ArbitratedTable, self.tables[ARBITRATED]),

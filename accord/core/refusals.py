@@ -62,6 +62,7 @@ class RefusalCode(StrEnum):
     NOT_LINKED = "not_linked"
     ALREADY_LINKED = "already_linked"
     WEBHOOK_NOT_FOUND = "webhook_not_found"
+    LINK_INVALID = "link_invalid"
     INTERNAL = "internal"
 
 

@@ -88,10 +88,18 @@ class Invite(Described):
     expires_at: str | None
 
 
+class OwnerLink(Described):
+    url: str = Field(description="A one-time link that gives the person the owner credential.")
+    expires_at: str
+
+
 class OpenedRoom(Described):
     room: RoomView
     seat_token: str = Field(description="The seat's agent credential; shown once.")
-    owner_token: str = Field(description="The seat's human credential; shown once.")
+    owner_token: str | None = Field(
+        None, description="The seat's human credential; shown once (`owner_delivery: token`)."
+    )
+    owner_link: OwnerLink | None = Field(None, description="In its place, for `link`.")
     limits_opening: LimitsOpening
     invite: Invite
 
@@ -99,7 +107,10 @@ class OpenedRoom(Described):
 class JoinedRoom(Described):
     room: RoomView
     seat_token: str = Field(description="The seat's agent credential; shown once.")
-    owner_token: str = Field(description="The seat's human credential; shown once.")
+    owner_token: str | None = Field(
+        None, description="The seat's human credential; shown once (`owner_delivery: token`)."
+    )
+    owner_link: OwnerLink | None = Field(None, description="In its place, for `link`.")
     limits_opening: LimitsOpening
 
 
@@ -709,3 +720,12 @@ class WebhookKey(Described):
 
 class WebhookKeys(Described):
     keys: list[WebhookKey]
+
+
+# -- link codes (A4) -------------------------------------------------------------------------
+
+
+class LinkCode(Described):
+    code: str = Field(description="32 base64url characters; works once.")
+    web_url: str = Field(description="The claim page, the code in its fragment.")
+    expires_at: str

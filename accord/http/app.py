@@ -21,6 +21,7 @@ from accord.http import (
     intents,
     invite_page,
     limits,
+    links,
     merchants,
     openapi,
     opportunities,
@@ -49,6 +50,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         app.state.principals = accord.principals
         app.state.events = accord.events
         app.state.webhooks = accord.webhooks
+        app.state.links = accord.links
         accord.index.load()  # discovery is ready before the first request
         stop = threading.Event()
         sweeper = threading.Thread(
@@ -88,6 +90,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
     app.include_router(opportunities.router)
     app.include_router(adviser.router)
     app.include_router(webhooks.router)
+    app.include_router(links.router)
     app.include_router(ucp.create_router(settings))
     app.include_router(invite_page.create_router(settings))
 

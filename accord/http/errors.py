@@ -69,6 +69,7 @@ STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
     RefusalCode.NOT_LINKED: 409,
     RefusalCode.ALREADY_LINKED: 409,
     RefusalCode.WEBHOOK_NOT_FOUND: 404,
+    RefusalCode.LINK_INVALID: 410,
     RefusalCode.QUESTION_NOT_OPEN: 409,
     RefusalCode.NOTHING_TO_OVERRIDE: 409,
     RefusalCode.INTERNAL: 500,

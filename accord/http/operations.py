@@ -18,6 +18,7 @@ from accord.http import (
     answers,
     auth,
     intents,
+    links,
     merchants,
     opportunities,
     principals,
@@ -61,6 +62,7 @@ BY_DEPENDENCY: Final[Mapping[Callable[..., Any], Codes]] = {
     sessions.reader_token: _SESSION,
     sessions.merchant_token: _SESSION,
     webhooks.scope: _KEY,
+    links.person: _KEY,
     sessions.opener_token: _KEY,
     sessions.secret_token: _KEY,
     merchants.any_key: _KEY,
@@ -280,6 +282,8 @@ OPERATIONS: Final[Mapping[str, Operation]] = {
         {202: answers.Delivery}, _WEBHOOK
     ),
     "GET /.well-known/webhook-keys.json": Operation({200: answers.WebhookKeys}),
+    # link codes
+    "POST /v1/links": Operation({201: answers.LinkCode}),
     "POST /v1/adviser/skills": Operation({201: answers.Skill, 200: answers.Skill}),
     # the server
     "GET /.well-known/jwks.json": Operation({200: answers.Jwks}),

@@ -500,3 +500,22 @@ webhook_attempts = Table(
     Column("duration_ms", Integer, nullable=False),
     Column("next_attempt_at", TIME),
 )
+
+# Link codes (A4): a code hands on a person's credential once. The credential is kept sealed
+# under a key only the code derives, so the store alone never holds one in the clear; `used_at`
+# is set once, when the code is redeemed, and `used_by` says where.
+links = Table(
+    "links",
+    metadata,
+    Column("code_hash", String(64), primary_key=True),
+    Column("kind", String(32), nullable=False),
+    Column("negotiation_id", ID),
+    Column("party", String(16)),
+    Column("principal_id", ID),
+    Column("sealed", Text, nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Column("expires_at", TIME, nullable=False),
+    Column("used_at", TIME),
+    Column("used_by", String(16)),
+    Index("links_by_negotiation", "negotiation_id"),
+)

@@ -51,6 +51,8 @@ AUDIENCE: Final = row(
     403, seat=OK, owner=OK, secret=OK, rival_secret=OK, principal_owner=OK, principal_agent=OK
 )
 """Any credential with an event stream of its own may keep webhook endpoints for it."""
+PERSON: Final = row(403, owner=OK, session=OK, principal_owner=OK)
+"""A person's own credential may be handed on with a link code."""
 
 MATRIX: Final[dict[str, Expected]] = {
     "POST /v1/rooms": PUBLIC,
@@ -131,6 +133,7 @@ MATRIX: Final[dict[str, Expected]] = {
     "GET /v1/webhooks/{webhook_id}/deliveries": AUDIENCE,
     "POST /v1/webhooks/{webhook_id}/deliveries/{event_id}/retry": AUDIENCE,
     "GET /.well-known/webhook-keys.json": PUBLIC,
+    "POST /v1/links": PERSON,
     "GET /.well-known/jwks.json": PUBLIC,
     "GET /healthz": PUBLIC,
     "GET /openapi.json": PUBLIC,

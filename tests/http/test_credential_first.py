@@ -224,6 +224,14 @@ ROUTES: Final[dict[tuple[str, str], tuple[tuple[str, str], ...]]] = {
         ("publishable", "forbidden"),
         ("session_token", "forbidden"),
     ),
+    ("POST", "/v1/links"): (
+        ("nobody", "unauthenticated"),
+        ("stranger", "unauthenticated"),
+        ("opener_seat", "forbidden"),  # an agent's credential is never handed on
+        ("secret", "forbidden"),
+        ("principal_agent", "forbidden"),
+        ("used_invite", "forbidden"),
+    ),
     ("POST", "/v1/webhooks"): NO_AUDIENCE,
     ("GET", "/v1/webhooks"): NO_AUDIENCE,
     ("GET", WEBHOOK): NO_AUDIENCE,

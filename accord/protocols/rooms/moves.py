@@ -1,6 +1,6 @@
 """What a seat or a newcomer may send: strict request models shared by every adapter."""
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import Field, JsonValue
 
@@ -11,6 +11,14 @@ MAX_MESSAGE = 2000
 MAX_TITLE = 200
 RFC3339: dict[str, JsonValue] = {"format": "date-time"}
 """Described, not validated by the model: the protocol checks a deadline and says why not."""
+
+
+OwnerDelivery = Literal["token", "link"]
+OWNER_DELIVERY: Final = (
+    "`token`: the answer holds the owner token. `link`: the owner token never leaves the "
+    "server; `owner_link` (a one-time link for the person, 72 h) comes in its place, for an "
+    "agent that must never hold its person's credential."
+)
 
 
 class OpenRequest(Strict):
@@ -29,6 +37,7 @@ class OpenRequest(Strict):
         None, json_schema_extra=RFC3339, description="RFC 3339; at most 90 days ahead."
     )
     message: str | None = Field(None, max_length=MAX_MESSAGE)
+    owner_delivery: OwnerDelivery = Field("token", description=OWNER_DELIVERY)
 
 
 class JoinRequest(Strict):
@@ -36,6 +45,7 @@ class JoinRequest(Strict):
     limits: dict[str, Any] | None = Field(
         None, description="The joiner's private limits: committed in the log, never shown."
     )
+    owner_delivery: OwnerDelivery = Field("token", description=OWNER_DELIVERY)
 
 
 class MoveRequest(Strict):

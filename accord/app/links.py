@@ -1,0 +1,172 @@
+"""Link codes (interfaces A4): a person's credential (a room's owner token, a principal's owner
+key, a buyer's session token) handed on once, to a browser or a Telegram chat, without the
+credential ever travelling in a URL Accord serves.
+
+The code is 32 base64url characters (192 random bits) and travels in a URL fragment or in
+Telegram's `start` parameter. The store keeps its hash and the credential sealed (AES-GCM)
+under a key derived from the code itself: what the store holds opens nothing without the code,
+and the credential is never written in the clear. A used, expired or unknown code is one
+refusal, `link_invalid`, so a guess learns nothing."""
+
+import base64
+import hashlib
+import os
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Final, Literal
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from sqlalchemy import Connection
+
+from accord.app.identity import (
+    Caller,
+    CredentialCache,
+    PrincipalCaller,
+    SeatCaller,
+    SessionCaller,
+    resolve,
+)
+from accord.app.settings import Settings
+from accord.app.tokens import hash_token
+from accord.core.refusals import RefusalCode, Refused, refuse
+from accord.core.times import format_time, parse_time
+from accord.store import links as rows
+from accord.store.database import Database
+
+LINK_TTL: Final = timedelta(hours=1)
+OWNER_LINK_TTL: Final = timedelta(hours=72)
+CODE_BYTES: Final = 24  # 32 base64url characters
+Channel = Literal["web", "telegram"]
+
+JSONBody = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Redeemed:
+    """What a code handed on: the credential itself and whom it stands for."""
+
+    token: str
+    caller: Caller
+
+
+def _key(code: str) -> bytes:
+    return hashlib.sha256(b"accord link v1\x00" + code.encode()).digest()
+
+
+def seal(code: str, token: str) -> str:
+    nonce = os.urandom(12)
+    sealed = AESGCM(_key(code)).encrypt(nonce, token.encode(), hash_token(code).encode())
+    return base64.urlsafe_b64encode(nonce + sealed).decode()
+
+
+def unseal(code: str, sealed: str) -> str | None:
+    raw = base64.urlsafe_b64decode(sealed)
+    try:
+        opened = AESGCM(_key(code)).decrypt(raw[:12], raw[12:], hash_token(code).encode())
+    except InvalidTag:
+        return None
+    return opened.decode()
+
+
+def handed_on(caller: Caller | None) -> Caller:
+    """The credentials a person may hand on with a link: a room's owner token, a principal's
+    owner key, a buyer's session token."""
+    if caller is None:
+        raise refuse(RefusalCode.UNAUTHENTICATED, "This credential opens nothing; check it.")
+    match caller:
+        case SeatCaller(is_owner=True) | PrincipalCaller(level="owner") | SessionCaller():
+            return caller
+    raise refuse(
+        RefusalCode.FORBIDDEN,
+        "Only a person's own credential makes a link: a room's owner token, a principal's "
+        "owner key or a buyer's session token.",
+    )
+
+
+class Links:
+    def __init__(self, db: Database, settings: Settings, *, clock: Callable[[], datetime]) -> None:
+        self._db = db
+        self._settings = settings
+        self._clock = clock
+        self._credentials = CredentialCache()
+
+    def check(self, token: str | None) -> str:
+        """The credential, once it is one a person may hand on."""
+        if not token:
+            raise refuse(RefusalCode.UNAUTHENTICATED, "Send your credential as a Bearer token.")
+        handed_on(self._db.read(lambda conn: resolve(conn, token, self._credentials)))
+        return token
+
+    def mint(self, token: str) -> JSONBody:
+        """`POST /v1/links`: a code for the credential that asks, valid for an hour."""
+
+        def txn(conn: Connection) -> JSONBody:
+            caller = handed_on(resolve(conn, token, self._credentials))
+            return self.mint_in(conn, token, caller, ttl=LINK_TTL)
+
+        return self._db.write(txn)
+
+    def mint_in(self, conn: Connection, token: str, caller: Caller, *, ttl: timedelta) -> JSONBody:
+        """A code for `token` in the caller's transaction (an owner link made as a room is
+        opened or joined)."""
+        code = secrets.token_urlsafe(CODE_BYTES)
+        now = self._clock()
+        expires_at = format_time(now + ttl)
+        rows.insert_link(
+            conn,
+            rows.LinkRow(
+                code_hash=hash_token(code),
+                kind=str(caller.kind),
+                negotiation_id=getattr(caller, "negotiation_id", None),
+                party=getattr(caller, "party", None),
+                principal_id=getattr(caller, "principal_id", None),
+                sealed=seal(code, token),
+                created_at=format_time(now),
+                expires_at=expires_at,
+                used_at=None,
+                used_by=None,
+            ),
+        )
+        return {"code": code, **self.urls(code), "expires_at": expires_at}
+
+    def urls(self, code: str) -> JSONBody:
+        """Where a person redeems a code: the claim page, the code in the fragment."""
+        return {"web_url": f"{self._settings.base_url}/claim#{code}"}
+
+    def redeem(self, code: str, channel: Channel) -> Redeemed:
+        """The credential the code hands on, once; `link_invalid` for a used, expired or
+        unknown code (and for a credential that no longer opens anything)."""
+        invalid = refuse(
+            RefusalCode.LINK_INVALID,
+            "This link cannot be used: it was used, has expired or is unknown. Make a new one.",
+        )
+
+        def txn(conn: Connection) -> Redeemed | Refused:
+            code_hash = hash_token(code)
+            found = rows.find_link(conn, code_hash)
+            now = self._clock()
+            if found is None or found.used_at is not None or parse_time(found.expires_at) <= now:
+                return invalid
+            token = unseal(code, found.sealed)
+            caller = resolve(conn, token, self._credentials) if token else None
+            if token is None or caller is None:
+                return invalid
+            if not rows.use_link(conn, code_hash, at=format_time(now), by=channel):
+                return invalid
+            return Redeemed(token, caller)
+
+        result = self._db.write(txn)
+        if isinstance(result, Refused):
+            raise result
+        return result
+
+    def redemptions(self, negotiation_id: str) -> list[JSONBody]:
+        """When and where each link made for a negotiation was redeemed (the room's page)."""
+        found = self._db.read(lambda conn: rows.negotiation_links(conn, negotiation_id))
+        return [
+            {"party": r.party, "created_at": r.created_at, "used_at": r.used_at, "via": r.used_by}
+            for r in found
+        ]
