@@ -30,7 +30,7 @@ from sqlalchemy import create_engine, text
 from accord.app.rooms import Rooms
 from accord.app.root import Accord
 from accord.app.settings import Settings
-from accord.http.app import create_app
+from accord.serve import create_server
 from accord.http.connections import with_header_timeout
 from accord.store.database import Database
 
@@ -142,7 +142,7 @@ class LiveServer:
 @contextlib.contextmanager
 def serve_in_thread(settings: Settings, clock: FakeClock) -> Iterator[LiveServer]:
     """A real uvicorn server on 127.0.0.1 in a thread, with the given clock."""
-    app = create_app(settings, clock=clock)
+    app = create_server(settings, clock=clock)
     config = uvicorn.Config(
         app,
         host="127.0.0.1",

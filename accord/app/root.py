@@ -9,6 +9,7 @@ from typing import Any, cast
 from accord.app.adviser import Adviser
 from accord.app.adviser_links import AdviserLinks
 from accord.app.adviser_skills import AdviserSkills
+from accord.app.doors import Doors
 from accord.app.events import Events
 from accord.app.index import IntentIndex
 from accord.app.intents import IntentHooks, Intents
@@ -111,6 +112,7 @@ class Accord:
         self.adviser.catch_up = self.adviser_links.catch_up
         self.notifier.subscribe(self.adviser_links.heard)
         self.links = Links(self.db, settings, clock=clock)
+        self.doors = Doors(self.db.read)
         self.rooms = Rooms(
             self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings, links=self.links
         )

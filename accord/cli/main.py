@@ -19,6 +19,7 @@ from accord.cli import (
     demo,
     intro,
     keys,
+    mcp,
     merchants,
     principals,
     rooms,
@@ -60,6 +61,7 @@ app.add_typer(bench.app, name="bench")
 app.add_typer(agent.app, name="agent")
 app.command()(verify)
 app.command()(demo.demo)
+app.command()(mcp.mcp)
 
 
 def _print_version(value: bool) -> None:
@@ -98,7 +100,7 @@ def serve(
     os.environ.update(settings.to_env())
     err.print(f"Accord {__version__} on {settings.base_url} ({_describe(settings)})")
     uvicorn.run(
-        "accord.http.app:from_environment",
+        "accord.serve:from_environment",
         factory=True,
         host=settings.host,
         port=settings.port,

@@ -4,13 +4,14 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable, Sized
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Sequence, Sized
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi import FastAPI, Request
 from fastapi_offline import FastAPIOffline
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from accord import __version__
 from accord.app.root import Accord, utc_now
@@ -38,7 +39,45 @@ from accord.trust.keys import Keys, keyring_path
 log = logging.getLogger("accord.sweeper")
 
 
-def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -> FastAPI:
+class Door(Protocol):
+    """Another door served from the same app at its own path (MCP at `/mcp`): built before the
+    app starts, it reaches the application through the accessor it was given, and `running`
+    is entered with the app's lifespan."""
+
+    path: str
+
+    def running(self) -> AbstractAsyncContextManager[None]: ...
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None: ...
+
+
+DoorFactory = Callable[[Callable[[], Accord]], Door]
+
+
+class DoorRoutes:
+    """Requests to a door's path go to the door; every other one to the API."""
+
+    def __init__(self, app: ASGIApp, doors: Sequence[Door]) -> None:
+        self._app = app
+        self._doors = {door.path: door for door in doors}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            door = self._doors.get(scope["path"].rstrip("/"))
+            if door is not None:
+                await door(scope, receive, send)
+                return
+        await self._app(scope, receive, send)
+
+
+def create_app(
+    settings: Settings,
+    *,
+    clock: Callable[[], datetime] = utc_now,
+    doors: Sequence[DoorFactory] = (),
+) -> FastAPI:
+    built: list[Door] = []
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         keys = Keys(keyring_path(settings.key_file, settings.data_dir), now=clock())
@@ -61,7 +100,10 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         sweeper.start()
         delivery = asyncio.create_task(accord.webhook_delivery.run(), name="accord-webhooks")
         try:
-            async with accord.events.listening():
+            async with contextlib.AsyncExitStack() as running:
+                for door in built:
+                    await running.enter_async_context(door.running())
+                await running.enter_async_context(accord.events.listening())
                 yield
         finally:
             delivery.cancel()
@@ -79,6 +121,14 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -
         redirect_slashes=False,  # a trailing slash is `not_found`, with the one error body
     )
     app.state.rate_limiter = RateLimiter(settings.rate_limit)
+
+    def application() -> Accord:
+        accord: Accord = app.state.accord
+        return accord
+
+    built.extend(factory(application) for factory in doors)
+    if built:
+        app.add_middleware(DoorRoutes, doors=built)  # inside the limits and the access log
     errors.install(app)
     limits.install(app, settings)
     app.add_middleware(AccessLog)  # outside the limits, so that their refusals are logged too
@@ -123,8 +173,3 @@ def _sweep_forever(sweep: Callable[[], Sized], interval: float, stop: threading.
         except Exception:  # the sweeper must outlive a bad sweep; the next one retries
             log.exception("sweep failed")
         stop.wait(interval)
-
-
-def from_environment() -> FastAPI:
-    """The app for `accord serve`'s worker processes: settings come from ACCORD_* variables."""
-    return create_app(Settings())

@@ -1,0 +1,24 @@
+"""What `accord serve` runs: the HTTP API with the other doors served beside it (MCP at
+`/mcp`). The doors never import each other; this is where they meet."""
+
+from collections.abc import Callable
+from datetime import datetime
+
+from fastapi import FastAPI
+
+from accord.app.root import Accord, utc_now
+from accord.app.settings import Settings
+from accord.http.app import create_app
+from accord.mcp.door import McpDoor
+
+
+def create_server(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -> FastAPI:
+    def mcp(accord: Callable[[], Accord]) -> McpDoor:
+        return McpDoor(accord, settings)
+
+    return create_app(settings, clock=clock, doors=(mcp,))
+
+
+def from_environment() -> FastAPI:
+    """The app for `accord serve`'s worker processes: settings come from ACCORD_* variables."""
+    return create_server(Settings())

@@ -1,0 +1,142 @@
+"""The MCP door over streamable HTTP in a real server on 127.0.0.1 (interfaces.md, MCP,
+Transports): both protocol eras, the bearer choosing the tool set, a bad bearer 401 and a
+person's credential 403 `agent_door` before MCP, a foreign Host 421; and the shop tool set's
+whole haggle, as a buyer agent runs it."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from accord.app.merchants import Merchants
+from accord.app.principals import Principals
+from accord.store.database import Database
+from tests.conftest import LiveServer
+from tests.mcp.conftest import SCHEMA, body, refusal, terms
+from tests.sessions.conftest import POLICY
+
+pytestmark = pytest.mark.anyio
+
+
+@asynccontextmanager
+async def over_http(
+    server: LiveServer, token: str | None = None, *, mode: str = "auto"
+) -> AsyncIterator[Client]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+        transport = streamable_http_client(f"{server.url}/mcp", http_client=http)
+        async with Client(transport, mode=mode, raise_exceptions=True) as client:
+            yield client
+
+
+def _names(listed: Any) -> set[str]:
+    return {tool.name for tool in listed.tools}
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_rooms_over_http_in_both_eras(server: LiveServer, mode: str) -> None:
+    async with over_http(server, mode=mode) as agent:
+        assert "room_open" in _names(await agent.list_tools())
+        opened = body(
+            await agent.call_tool("room_open", {"subject_schema": SCHEMA, "subject": terms(100)})
+        )
+        joined = body(await agent.call_tool("room_join", {"invite": opened["invite"]["url"]}))
+        countered = body(
+            await agent.call_tool(
+                "room_propose",
+                {"seat_token": joined["seat_token"], "type": "counter", "terms": terms(90)},
+            )
+        )
+        assert countered["move"]["type"] == "move.counter"
+    async with over_http(server, opened["seat_token"], mode=mode) as seat:
+        read = body(await seat.call_tool("room_read", {}))  # the bearer is the seat token
+        assert read["table"]["terms"] == terms(90)
+
+
+async def test_the_bearer_picks_the_tool_set_and_owner_credentials_stay_out(
+    server: LiveServer,
+) -> None:
+    db = Database(server.settings.database, apply_migrations=False)
+    try:
+        keys = Merchants(db, server.settings, clock=server.clock).create_tenant("mcp-shop")["keys"]
+        principal = Principals(db, clock=server.clock).create("mcp-principal")
+    finally:
+        db.close()
+    async with over_http(server, keys["publishable_test"]) as shop:
+        tools = _names(await shop.list_tools())
+        assert "shop_open" in tools and "room_open" not in tools
+    async with over_http(server, principal["agent_key"]) as agent:
+        assert "room_open" in _names(await agent.list_tools())
+    with httpx.Client(base_url=server.url, timeout=10) as http:
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        for token, status, reason in (
+            ("acc_unknown", 401, None),
+            (keys["secret_test"], 403, "agent_door"),
+            (principal["owner_key"], 403, "agent_door"),
+        ):
+            answer = http.post(
+                "/mcp", json=initialize, headers={"Authorization": f"Bearer {token}"}
+            )
+            assert answer.status_code == status, answer.text
+            if reason:
+                assert answer.json()["error"]["reason"] == reason
+        foreign = http.post(
+            "/mcp",
+            json=initialize,
+            headers={"Host": "attacker.example", "Accept": "application/json, text/event-stream"},
+        )
+        assert foreign.status_code == 421
+
+
+async def test_a_buyer_agent_haggles_and_accepts_through_the_shop_tools(server: LiveServer) -> None:
+    db = Database(server.settings.database, apply_migrations=False)
+    try:
+        keys = Merchants(db, server.settings, clock=server.clock).create_tenant("mcp-buy")["keys"]
+    finally:
+        db.close()
+    with httpx.Client(base_url=server.url, timeout=10) as http:
+        stored = http.put(
+            f"/v1/policies/{POLICY['sku']}",
+            json=POLICY,
+            headers={"Authorization": f"Bearer {keys['secret_test']}"},
+        )
+        assert stored.status_code == 200, stored.text
+    async with over_http(server, keys["publishable_test"]) as buyer:
+        catalogue = body(await buyer.call_tool("shop_catalogue", {}))
+        assert [item["sku"] for item in catalogue["items"]] == [POLICY["sku"]]
+        opened = body(
+            await buyer.call_tool(
+                "shop_open", {"sku": POLICY["sku"], "buyer": {"agent_id": "mcp-buyer"}}
+            )
+        )
+        token = opened["session_token"]
+        assert opened["person_link"]["url"].startswith(f"{server.url}/claim#")
+        fair = -(-POLICY["reference_price_minor"] * 100 // 105)  # ceil(reference / 1.05)
+        for round_ in range(POLICY["max_rounds"]):
+            view = body(
+                await buyer.call_tool(
+                    "shop_offer",
+                    {"session_token": token, "price_minor": fair, "message_id": f"r{round_}"},
+                )
+            )
+            if view["state"] != "negotiating":
+                break
+        refused = refusal(await buyer.call_tool("shop_claim_handoff", {"session_token": "nope"}))
+        assert refused["code"] == "unauthenticated"
+        read = body(await buyer.call_tool("shop_read", {"session_token": token}))
+        assert read["log"]
+        if read["state"] == "negotiating":
+            body(await buyer.call_tool("shop_accept", {"session_token": token}))
+        receipt = body(await buyer.call_tool("shop_receipt", {"session_token": token}))
+        verified = body(
+            await buyer.call_tool(
+                "receipt_verify",
+                {"receipt": receipt["receipt"], "log": receipt["envelopes"], "allow_test": True},
+            )
+        )
+        assert verified["ok"], verified
