@@ -30,8 +30,8 @@ from sqlalchemy import create_engine, text
 from accord.app.rooms import Rooms
 from accord.app.root import Accord
 from accord.app.settings import Settings
-from accord.serve import create_server
 from accord.http.connections import with_header_timeout
+from accord.serve import create_server
 from accord.store.database import Database
 
 # Time is measured in benchmarks/, never asserted in tests: a shared machine's pauses must not

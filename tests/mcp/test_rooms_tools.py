@@ -187,4 +187,4 @@ async def test_wait_answers_at_the_first_event_or_the_timeout(accord: Accord) ->
                 "room_wait", {"seat_token": seat, "after": after, "timeout_seconds": 5}
             )
         )
-        assert [e["data"]["type"] for e in joined["events"]][0] == "room.joined"
+        assert joined["events"][0]["data"]["type"] == "room.joined"
