@@ -1,6 +1,6 @@
 """The door's three servers, one per tool set: *rooms* (no bearer, a seat or invite token),
-*shop* (a publishable key or a session token) and *principal* (an agent key; its tools come
-with the principal's tables)."""
+*shop* (a publishable key or a session token) and *principal* (a principal's agent key: its
+intents, introductions and adviser cases, and rooms)."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,7 +17,7 @@ from accord.app.identity import (
     SessionCaller,
 )
 from accord.app.root import Accord
-from accord.mcp import common, rooms, shop
+from accord.mcp import common, principal, rooms, shop
 from accord.mcp.context import Door
 
 
@@ -61,6 +61,7 @@ def build(accord: Callable[[], Accord], *, token: str | None = None) -> Servers:
     rooms.install(rooms_server, door)
     shop_server = server("shop", ("shop",))
     shop.install(shop_server, door)
-    principal_server = server("principal", ("rooms",))
+    principal_server = server("principal", ("intro", "rooms"))
+    principal.install(principal_server, door)
     rooms.install(principal_server, door)
     return Servers(rooms_server, shop_server, principal_server)
