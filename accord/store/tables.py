@@ -507,7 +507,7 @@ webhook_attempts = Table(
 links = Table(
     "links",
     metadata,
-    Column("code_hash", String(64), primary_key=True),
+    Column("code_hash", String(80), primary_key=True),
     Column("kind", String(32), nullable=False),
     Column("negotiation_id", ID),
     Column("party", String(16)),

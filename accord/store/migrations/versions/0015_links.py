@@ -14,7 +14,7 @@ TIME = sa.String(32)
 def upgrade() -> None:
     op.create_table(
         "links",
-        sa.Column("code_hash", sa.String(64), primary_key=True),
+        sa.Column("code_hash", sa.String(80), primary_key=True),
         sa.Column("kind", sa.String(32), nullable=False),
         sa.Column("negotiation_id", ID),
         sa.Column("party", sa.String(16)),
