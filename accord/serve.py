@@ -1,5 +1,5 @@
 """What `accord serve` runs: the HTTP API with the other doors served beside it (MCP at
-`/mcp`). The doors never import each other; this is where they meet."""
+`/mcp`, the person's web pages). The doors never import each other; this is where they meet."""
 
 from collections.abc import Callable
 from datetime import datetime
@@ -10,13 +10,14 @@ from accord.app.root import Accord, utc_now
 from accord.app.settings import Settings
 from accord.http.app import create_app
 from accord.mcp.door import McpDoor
+from accord.web import pages as web
 
 
 def create_server(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -> FastAPI:
     def mcp(accord: Callable[[], Accord]) -> McpDoor:
         return McpDoor(accord, settings)
 
-    return create_app(settings, clock=clock, doors=(mcp,))
+    return create_app(settings, clock=clock, doors=(mcp,), pages=(web.router,))
 
 
 def from_environment() -> FastAPI:

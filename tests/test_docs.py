@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from accord.core.refusals import RefusalCode
-from accord.http.errors import STATUS_BY_CODE
+from accord.core.statuses import STATUS_BY_CODE
 
 README = (Path(__file__).parent.parent / "README.md").read_text()
 FLAGS = (

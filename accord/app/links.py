@@ -12,7 +12,7 @@ import base64
 import hashlib
 import os
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final, Literal
@@ -24,6 +24,7 @@ from sqlalchemy import Connection
 from accord.app.identity import (
     Caller,
     CredentialCache,
+    CredentialKind,
     PrincipalCaller,
     SeatCaller,
     SessionCaller,
@@ -136,9 +137,12 @@ class Links:
         """Where a person redeems a code: the claim page, the code in the fragment."""
         return {"web_url": f"{self._settings.base_url}/claim#{code}"}
 
-    def redeem(self, code: str, channel: Channel) -> Redeemed:
+    def redeem(
+        self, code: str, channel: Channel, *, kinds: Collection[CredentialKind] | None = None
+    ) -> Redeemed:
         """The credential the code hands on, once; `link_invalid` for a used, expired or
-        unknown code (and for a credential that no longer opens anything)."""
+        unknown code (and for a credential that no longer opens anything). A door that serves
+        only some `kinds` leaves a code for another kind unused (`not_found`)."""
         invalid = refuse(
             RefusalCode.LINK_INVALID,
             "This link cannot be used: it was used, has expired or is unknown. Make a new one.",
@@ -150,6 +154,12 @@ class Links:
             now = self._clock()
             if found is None or found.used_at is not None or parse_time(found.expires_at) <= now:
                 return invalid
+            if kinds is not None and found.kind not in kinds:
+                return refuse(
+                    RefusalCode.NOT_FOUND,
+                    "This link opens something these pages do not show; it is still valid, "
+                    "so use it where it was meant for.",
+                )
             token = unseal(code, found.sealed)
             caller = resolve(conn, token, self._credentials) if token else None
             if token is None or caller is None:

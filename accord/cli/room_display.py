@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from accord.cli.output import clean, out
-from accord.core.money import format_money
+from accord.protocols.rooms.words import format_limit, format_value
 
 SHOWN_MOVES: Final = 10
 
@@ -21,43 +21,6 @@ def styled(text: object, style: str = "") -> Text:
 def show_line(text: Text) -> None:
     """One line, never wrapped: tokens, URLs and hashes must survive copy and paste."""
     out.print(text, soft_wrap=True)
-
-
-def format_value(spec: Mapping[str, Any] | None, value: Any) -> str:
-    """A term for people: money as `90.00 EUR`, a timerange as `start → end`, bools yes/no."""
-    kind = spec.get("type") if spec else None
-    if value is None:
-        return "—"
-    if (
-        kind == "money"
-        and isinstance(value, dict)
-        and isinstance(value.get("amount_minor"), int)
-        and value["amount_minor"] >= 0
-        and isinstance(value.get("currency"), str)
-    ):
-        return format_money(value["amount_minor"], value["currency"])
-    if kind == "timerange" and isinstance(value, dict) and {"start", "end"} <= value.keys():
-        return f"{value['start']} → {value['end']}"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
-
-
-def format_limit(spec: Mapping[str, Any] | None, limit: Any) -> str:
-    if not isinstance(limit, dict):
-        return json.dumps(limit, ensure_ascii=False)
-    if "one_of" in limit:
-        return "one of " + ", ".join(str(v) for v in limit["one_of"])
-    if "equals" in limit:
-        return f"must be {format_value(spec, limit['equals'])}"
-    bounds = []
-    if "min" in limit:
-        bounds.append(f"at least {format_value(spec, limit['min'])}")
-    if "max" in limit:
-        bounds.append(f"at most {format_value(spec, limit['max'])}")
-    return ", ".join(bounds) or json.dumps(limit, ensure_ascii=False)
 
 
 def _label(schema: Mapping[str, Any], name: str) -> str:

@@ -9,7 +9,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import datetime
 from typing import Any, Protocol
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi_offline import FastAPIOffline
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -75,6 +75,7 @@ def create_app(
     *,
     clock: Callable[[], datetime] = utc_now,
     doors: Sequence[DoorFactory] = (),
+    pages: Sequence[APIRouter] = (),
 ) -> FastAPI:
     built: list[Door] = []
 
@@ -143,6 +144,8 @@ def create_app(
     app.include_router(links.router)
     app.include_router(ucp.create_router(settings))
     app.include_router(invite_page.create_router(settings))
+    for router in pages:  # the person's door: its pages call the same services
+        app.include_router(router)
 
     @app.get("/.well-known/jwks.json", tags=["trust"], summary="The receipt signing keys")
     def jwks(request: Request) -> dict[str, Any]:

@@ -10,70 +10,13 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from accord.core.refusals import RefusalCode, Refused
+from accord.core.statuses import STATUS_BY_CODE
 from accord.http import access
 
 log = logging.getLogger("accord.http")
 
 CHALLENGE: Final = {"WWW-Authenticate": "Bearer"}
 """Sent with every 401 (RFC 6750, section 3): the credential Accord wants is a Bearer token."""
-
-STATUS_BY_CODE: Final[Mapping[RefusalCode, int]] = {
-    RefusalCode.UNAUTHENTICATED: 401,
-    RefusalCode.FORBIDDEN: 403,
-    RefusalCode.MESSAGE_ID_REUSED: 409,
-    RefusalCode.ROOM_NOT_FOUND: 404,
-    RefusalCode.NOT_FOUND: 404,
-    RefusalCode.METHOD_NOT_ALLOWED: 405,
-    RefusalCode.INVALID_REQUEST: 400,
-    RefusalCode.PAYLOAD_TOO_LARGE: 413,
-    RefusalCode.REQUEST_TIMEOUT: 408,
-    RefusalCode.INVALID_TERMS: 422,
-    RefusalCode.INVALID_DEADLINE: 422,
-    RefusalCode.OUTSIDE_OWN_LIMITS: 422,
-    RefusalCode.NO_CHANGE: 422,
-    RefusalCode.NOT_YOUR_TURN: 409,
-    RefusalCode.MOVE_NOT_ALLOWED: 409,
-    RefusalCode.STALE_TERMS: 409,
-    RefusalCode.RACED: 409,
-    RefusalCode.CONFIRMATION_PENDING: 409,
-    RefusalCode.CONFIRMATION_NOT_FOUND: 404,
-    RefusalCode.ROOM_FINAL: 409,
-    RefusalCode.INVITE_INVALID: 410,
-    RefusalCode.ROOM_OPEN: 409,
-    RefusalCode.RATE_LIMITED: 429,
-    RefusalCode.SESSION_NOT_FOUND: 404,
-    RefusalCode.SKU_NOT_FOUND: 404,
-    RefusalCode.CURRENCY_MISMATCH: 422,
-    RefusalCode.NON_MONOTONIC: 422,
-    RefusalCode.UNKNOWN_FAIRNESS_PROFILE: 422,
-    RefusalCode.UNATTESTED_INCLUSION: 422,
-    RefusalCode.PRICE_NOT_ABOVE_INCLUSIONS: 422,
-    RefusalCode.NOTHING_TO_ACCEPT: 409,
-    RefusalCode.SESSION_ENDED: 409,
-    RefusalCode.SESSION_OPEN: 409,
-    RefusalCode.HANDOFF_PENDING: 409,
-    RefusalCode.HANDOFF_PUBLISHED: 409,
-    RefusalCode.NOT_AGREED: 409,
-    RefusalCode.EXECUTOR_CHANGED: 409,
-    RefusalCode.NOT_A_SEAT: 403,
-    RefusalCode.SETTLED: 409,
-    RefusalCode.INTENT_INACTIVE: 409,
-    RefusalCode.ROUND_OVER: 409,
-    RefusalCode.NEEDS_PRINCIPAL: 409,
-    RefusalCode.REPEATED_MESSAGE: 422,
-    RefusalCode.NO_NEW_CONTEXT: 409,
-    RefusalCode.OPPORTUNITY_FINAL: 409,
-    RefusalCode.NEGOTIATION_OPEN: 409,
-    RefusalCode.CASE_CLOSED: 409,
-    RefusalCode.FINDING_FINAL: 409,
-    RefusalCode.NOT_LINKED: 409,
-    RefusalCode.ALREADY_LINKED: 409,
-    RefusalCode.WEBHOOK_NOT_FOUND: 404,
-    RefusalCode.LINK_INVALID: 410,
-    RefusalCode.QUESTION_NOT_OPEN: 409,
-    RefusalCode.NOTHING_TO_OVERRIDE: 409,
-    RefusalCode.INTERNAL: 500,
-}
 
 
 def error_body(code: RefusalCode, message: str, **details: Any) -> dict[str, Any]:

@@ -14,8 +14,8 @@ from pydantic.json_schema import models_json_schema
 from starlette.routing import BaseRoute
 
 from accord.core.refusals import RefusalCode
+from accord.core.statuses import STATUS_BY_CODE
 from accord.http import operations
-from accord.http.errors import STATUS_BY_CODE
 
 REF: Final = "#/components/schemas/{model}"
 _FASTAPI_VALIDATION: Final = ("HTTPValidationError", "ValidationError")

@@ -5,8 +5,8 @@ from typing import Any
 import pytest
 import typer
 
-from accord.cli.room_display import format_limit, format_value
 from accord.cli.room_input import parse_schema, parse_terms
+from accord.protocols.rooms.words import format_limit, format_value
 
 SCHEMA: dict[str, Any] = {
     "price": {"type": "money", "currency": "EUR"},

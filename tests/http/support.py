@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from accord.core.refusals import RefusalCode
-from accord.http.errors import STATUS_BY_CODE
+from accord.core.statuses import STATUS_BY_CODE
 
 SCHEMA: dict[str, Any] = {
     "price": {"type": "money", "currency": "EUR"},

@@ -11,7 +11,7 @@ import pytest
 
 from accord import __version__
 from accord.core.refusals import RefusalCode
-from accord.http.errors import STATUS_BY_CODE
+from accord.core.statuses import STATUS_BY_CODE
 from tests.http.support import (
     SCHEMA,
     Room,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from accord.app.identity import SeatCaller
+from accord.app.identity import CredentialKind, SeatCaller
 from accord.app.principals import Principals
 from accord.app.root import Accord
 from accord.core.refusals import Refused
@@ -113,6 +113,9 @@ def test_a_principals_owner_key_makes_a_link_and_its_agent_key_does_not(
 ) -> None:
     principal = Principals(accord.db, clock=clock).create("linked")
     minted = accord.links.mint(principal["owner_key"])
+    with pytest.raises(Refused) as elsewhere:  # a door that shows rooms only leaves it unused
+        accord.links.redeem(minted["code"], "web", kinds={CredentialKind.OWNER})
+    assert elsewhere.value.refusal.code == "not_found"
     assert accord.links.redeem(minted["code"], "web").token == principal["owner_key"]
     with pytest.raises(Refused) as refused:
         accord.links.check(principal["agent_key"])
