@@ -20,7 +20,7 @@ from accord.app.settings import Settings
 from accord.app.tokens import hash_token, new_id, new_nonce, new_token
 from accord.core.protocol import Decision
 from accord.core.refusals import Refusal, RefusalCode, Refused, refuse
-from accord.core.times import format_time
+from accord.core.times import format_time, parse_time
 from accord.protocols.rooms import decide, names
 from accord.protocols.rooms.apply import recent_moves
 from accord.protocols.rooms.moves import (
@@ -30,7 +30,7 @@ from accord.protocols.rooms.moves import (
     MoveRequest,
     OpenRequest,
 )
-from accord.protocols.rooms.state import TAIL, Actor, RoomState, Seat
+from accord.protocols.rooms.state import TAIL, Actor, RoomState, Seat, Status
 from accord.protocols.rooms.table import Confirmation, Join, RoomsTable
 from accord.protocols.rooms.views import confirmations
 from accord.store import records
@@ -211,6 +211,35 @@ class Rooms:
         return self._kernel.write(txn)
 
     # -- reads ---------------------------------------------------------------------------
+
+    def invite_preview(self, invite_token: str) -> JSONBody:
+        """What the holder of an invite sees before joining (A6): what it would see anyway
+        once joined, `{name, title, subject_schema, table, expires_at}`; `invite_invalid` for
+        a used, expired or unknown invite. Nothing is recorded."""
+        invalid = refuse(
+            RefusalCode.INVITE_INVALID, "This invite was used, has expired or is unknown."
+        )
+        invite_hash = hash_token(invite_token) if invite_token else ""
+
+        def read(conn: Connection) -> str:
+            found = records.find_credentials(conn, [invite_hash]).get(invite_hash)
+            if found is None or found.kind != "invite":
+                raise invalid
+            return found.negotiation_id
+
+        room_id = self._kernel.read(read)
+        _, state = self._kernel.current(self._table, room_id, lambda conn: None)
+        expired = parse_time(state.invite_expires_at) <= self._kernel.clock()
+        if state.status is not Status.DRAFT or expired:
+            raise invalid
+        table = state.table
+        return {
+            "name": state.name,
+            "title": state.title,
+            "subject_schema": state.subject_schema,
+            "table": {"terms": table.terms, "subject_hash": table.subject_hash} if table else None,
+            "expires_at": state.invite_expires_at,
+        }
 
     def show(self, token: str | None, room_id: str) -> JSONBody:
         access, state = self._current(token, room_id)

@@ -20,7 +20,6 @@ from accord.http import (
     adviser,
     errors,
     intents,
-    invite_page,
     limits,
     links,
     merchants,
@@ -143,7 +142,6 @@ def create_app(
     app.include_router(webhooks.router)
     app.include_router(links.router)
     app.include_router(ucp.create_router(settings))
-    app.include_router(invite_page.create_router(settings))
     for router in pages:  # the person's door: its pages call the same services
         app.include_router(router)
 

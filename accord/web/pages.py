@@ -35,12 +35,12 @@ ENV.filters["limit"] = lambda limit, spec: format_limit(spec, limit)
 STATIC: Final = {"accord.js": "text/javascript", "accord.css": "text/css"}
 MAX_RECEIPT: Final = 1 << 20
 MOVE_WORDS: Final = {
-    "move.offer": "offered",
-    "move.counter": "countered",
-    "move.need_more_detail": "asked for more detail",
-    "move.approve": "approved",
-    "move.reject": "rejected the terms",
-    "move.cancel": "withdrew",
+    "offer": "offered",
+    "counter": "countered",
+    "need_more_detail": "asked for more detail",
+    "approve": "approved",
+    "reject": "rejected the terms",
+    "cancel": "withdrew",
 }
 ENDINGS: Final = {"reject": "Reject the terms", "cancel": "Withdraw from the room"}
 

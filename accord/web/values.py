@@ -73,3 +73,75 @@ def parsed_terms(
         elif value is not None:
             terms[name] = value
     return terms, problems
+
+
+RANGE_KINDS = ("int", "money", "date")
+
+
+def parsed_limits(
+    schema: Mapping[str, Mapping[str, Any]], form: Mapping[str, list[str]]
+) -> tuple[dict[str, JSON], dict[str, str]]:
+    """A seat's private limits from a form: `limit.<field>.min` and `.max` for numbers, money
+    and dates, `limit.<field>.one_of` (checked values) for a choice, `limit.<field>.equals`
+    for yes or no. A field left empty has no limit."""
+    first = {key: values[0] for key, values in form.items() if values}
+    limits: dict[str, JSON] = {}
+    problems: dict[str, str] = {}
+    for name, spec in schema.items():
+        kind = spec["type"]
+        if kind in RANGE_KINDS:
+            bounds: dict[str, JSON] = {}
+            for bound in ("min", "max"):
+                value, problem = parsed_field(spec, first, f"limit.{name}.{bound}")
+                if problem:
+                    problems[f"limits.{name}"] = f"{bound}: {problem}"
+                elif value is not None:
+                    bounds[bound] = value
+            if bounds:
+                limits[name] = bounds
+        elif kind == "enum":
+            chosen = [v for v in form.get(f"limit.{name}.one_of", []) if v in spec["values"]]
+            if chosen:
+                limits[name] = {"one_of": chosen}
+        elif kind == "bool":
+            value, problem = parsed_field(spec, first, f"limit.{name}.equals")
+            if problem:
+                problems[f"limits.{name}"] = problem
+            elif value is not None:
+                limits[name] = {"equals": value}
+    return limits, problems
+
+
+FIELD_ROWS = 6
+FIELD_TYPES = ("money", "int", "date", "enum", "bool", "string", "timerange")
+
+
+def parsed_schema(form: Mapping[str, str]) -> tuple[dict[str, JSON], dict[str, str]]:
+    """A subject schema from the builder's rows (`field.<n>.name`, `.label`, `.type`,
+    `.currency`, `.values`, `.optional`); rows without a name are left out. The protocol
+    checks the rest."""
+    schema: dict[str, JSON] = {}
+    problems: dict[str, str] = {}
+    for row in range(FIELD_ROWS):
+        name = form.get(f"field.{row}.name", "").strip()
+        if not name:
+            continue
+        kind = form.get(f"field.{row}.type", "string")
+        spec: dict[str, JSON] = {"type": kind}
+        label = form.get(f"field.{row}.label", "").strip()
+        if label:
+            spec["label"] = label
+        if kind == "money":
+            spec["currency"] = form.get(f"field.{row}.currency", "").strip().upper()
+        if kind == "enum":
+            spec["values"] = [
+                v.strip() for v in form.get(f"field.{row}.values", "").split(",") if v.strip()
+            ]
+        if form.get(f"field.{row}.optional"):
+            spec["optional"] = True
+        if name in schema:
+            problems[f"subject_schema.{name}"] = "two fields have this name"
+        schema[name] = spec
+    if not schema and not problems:
+        problems["subject_schema"] = "name at least one field"
+    return schema, problems

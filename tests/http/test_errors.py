@@ -418,7 +418,7 @@ def test_an_unknown_route_is_not_found(client: httpx.Client) -> None:
     for method, path in (
         ("GET", "/v1/nothing"),
         ("POST", "/v1/rooms/x/moves/y"),
-        ("GET", "/"),
+        ("GET", "/nothing-here"),
     ):
         assert_error(client.request(method, path), "not_found")
 
