@@ -11,16 +11,16 @@ from accord.app.settings import Settings
 from accord.http.app import create_app
 from accord.mcp.door import McpDoor
 from accord.web import pages as web
-from accord.web import start
+from accord.web import session, start
 
 
 def create_server(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -> FastAPI:
     def mcp(accord: Callable[[], Accord]) -> McpDoor:
         return McpDoor(accord, settings)
 
-    return create_app(
-        settings, clock=clock, doors=(mcp,), pages=(start.router, web.router)
-    )  # fixed paths before /rooms/{id}
+    # The person's pages: fixed paths (/rooms/new, /rooms/join) before /rooms/{id}.
+    pages = (start.router, web.router, session.router)
+    return create_app(settings, clock=clock, doors=(mcp,), pages=pages)
 
 
 def from_environment() -> FastAPI:

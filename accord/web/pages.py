@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from accord import __version__
-from accord.app.identity import CredentialKind, SeatCaller
+from accord.app.identity import CredentialKind, SeatCaller, SessionCaller
 from accord.app.root import Accord
 from accord.core.refusals import Refusal, RefusalCode, Refused
 from accord.core.statuses import STATUS_BY_CODE
@@ -85,19 +85,21 @@ def claim(request: Request, code: Annotated[str, Form(max_length=200)] = "") -> 
     accord = _accord(request)
     try:
         security.check_origin(request, accord.settings.base_url)
-        redeemed = accord.links.redeem(code.strip().rsplit("#", 1)[-1], "web", kinds=ROOM_OWNER)
+        redeemed = accord.links.redeem(code.strip().rsplit("#", 1)[-1], "web", kinds=SHOWN)
     except Refused as refused:
         return page(
             "claim.html", status=_status(refused.refusal), error=_refusal(refused), code=code
         )
     caller = redeemed.caller
-    assert isinstance(caller, SeatCaller)
-    answer = RedirectResponse(f"/rooms/{caller.negotiation_id}", status_code=303)
+    assert isinstance(caller, SeatCaller | SessionCaller)
+    where = "rooms" if isinstance(caller, SeatCaller) else "sessions"
+    answer = RedirectResponse(f"/{where}/{caller.negotiation_id}", status_code=303)
     security.set_credential(answer, accord.settings.base_url, caller.negotiation_id, redeemed.token)
     return answer
 
 
-ROOM_OWNER: Final = frozenset({CredentialKind.OWNER})
+SHOWN: Final = frozenset({CredentialKind.OWNER, CredentialKind.SESSION})
+"""What a claimed link may open here: a room's owner seat, a buyer's session."""
 
 
 @router.post("/forget")
