@@ -137,6 +137,7 @@ def room_page(
     error: dict[str, Any] | None = None,
     form: Mapping[str, str] | None = None,
     ending: str | None = None,
+    link: Mapping[str, Any] | None = None,
 ) -> HTMLResponse:
     rooms = _accord(request).rooms
     try:
@@ -175,6 +176,10 @@ def room_page(
         form=form or {},
         ending=ending,
         endings=ENDINGS,
+        link=link,
+        redemptions=[  # this seat's own links only: the other side's are theirs
+            r for r in _accord(request).links.redemptions(room_id) if r["party"] == room["seat"]
+        ],
         message_id=secrets.token_hex(16),
         moves=[_move_words(move, room["seat"], schema) for move in reversed(room["moves"])],
     )
@@ -256,6 +261,24 @@ def _move_body(accord: Accord, token: str, room_id: str, form: Mapping[str, str]
             )
         body["terms"] = terms
     return {key: value for key, value in body.items() if value is not None}
+
+
+@router.post("/rooms/{room_id}/links", response_class=HTMLResponse)
+def open_elsewhere(request: Request, room_id: str) -> HTMLResponse:
+    """A one-time link to this room's owner credential, for another device (an hour)."""
+    token = _owner_token(request, room_id)
+    if token is None:
+        return _no_cookie()
+    accord = _accord(request)
+    try:
+        security.check_origin(request, accord.settings.base_url)
+        accord.rooms.pending(token, room_id)  # only the room's owner hands it on
+        minted = accord.links.mint(token)
+    except Refused as refused:
+        return room_page(
+            request, room_id, token, status=_status(refused.refusal), error=_refusal(refused)
+        )
+    return room_page(request, room_id, token, link=minted)
 
 
 @router.post("/rooms/{room_id}/confirmations/{confirmation_id}")

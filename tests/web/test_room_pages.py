@@ -223,3 +223,24 @@ def test_a_used_or_unknown_code_is_one_refusal(server: LiveServer) -> None:
         assert unknown.status_code == 410
         page = alice.get("/claim")
         assert 'id="field-code"' in page.text and "<label" in page.text
+
+
+def test_another_device_gets_its_own_link_and_the_page_says_when_it_was_used(
+    server: LiveServer,
+) -> None:
+    room_id, opened, joined = _room(server)
+    with browser(server) as laptop:
+        claim(laptop, opened["owner_link"])
+        shown = laptop.post(f"/rooms/{room_id}/links")
+        assert shown.status_code == 200
+        found = re.search(r'<code class="secret">([^<]+/claim#[^<]+)</code>', shown.text)
+        assert found is not None
+        with browser(server) as phone:
+            claim(phone, {"url": found.group(1)})
+            assert "Your turn" not in phone.get(f"/rooms/{room_id}").text  # the opener waits
+        page = laptop.get(f"/rooms/{room_id}").text
+        assert page.count("in a browser</li>") == 2  # the first claim and the phone's
+    with browser(server) as bob:
+        claim(bob, joined["owner_link"])
+        theirs = bob.get(f"/rooms/{room_id}").text
+        assert theirs.count("in a browser</li>") == 1  # only his own seat's links
