@@ -306,6 +306,69 @@ def decide(
     return RedirectResponse(f"/rooms/{room_id}", status_code=303)
 
 
+@router.get("/rooms/{room_id}/receipt", response_class=HTMLResponse)
+def receipt_page(request: Request, room_id: str) -> HTMLResponse:
+    """The receipt in words, checked here against this server's keys and the whole log."""
+    token = _owner_token(request, room_id)
+    if token is None:
+        return _no_cookie()
+    accord = _accord(request)
+    try:
+        room = accord.rooms.show(token, room_id)
+        receipt = accord.rooms.receipt(token, room_id)
+        log = accord.rooms.log(token, room_id)["envelopes"]
+    except Refused as refused:
+        if refused.refusal.code in (RefusalCode.UNAUTHENTICATED, RefusalCode.FORBIDDEN):
+            return _no_cookie()
+        return page(
+            "message.html",
+            status=_status(refused.refusal),
+            credentialed=True,
+            heading="No receipt yet",
+            error=_refusal(refused),
+        )
+    checked = verify_receipt(receipt, trusted=load_trusted(accord.keys.jwks()), log=log)
+    return page(
+        "receipt.html",
+        credentialed=True,
+        room=room,
+        receipt=receipt,
+        schema=room["subject_schema"],
+        result=checked.to_json(),
+    )
+
+
+@router.get("/rooms/{room_id}/receipt.json")
+def receipt_file(request: Request, room_id: str) -> Response:
+    return _file(request, room_id, "receipt")
+
+
+@router.get("/rooms/{room_id}/log.json")
+def log_file(request: Request, room_id: str) -> Response:
+    return _file(request, room_id, "log")
+
+
+def _file(request: Request, room_id: str, what: str) -> Response:
+    token = _owner_token(request, room_id)
+    if token is None:
+        return _no_cookie()
+    rooms = _accord(request).rooms
+    try:
+        body = rooms.receipt(token, room_id) if what == "receipt" else rooms.log(token, room_id)
+    except Refused as refused:
+        return Response(
+            json.dumps({"error": _refusal(refused)}),
+            status_code=_status(refused.refusal),
+            media_type="application/json",
+            headers=security.CREDENTIALED,
+        )
+    headers = {
+        **security.CREDENTIALED,
+        "Content-Disposition": f'attachment; filename="{room_id}-{what}.json"',
+    }
+    return Response(json.dumps(body, indent=2), media_type="application/json", headers=headers)
+
+
 # -- checking a receipt -------------------------------------------------------------------------
 
 

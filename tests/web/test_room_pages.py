@@ -244,3 +244,32 @@ def test_another_device_gets_its_own_link_and_the_page_says_when_it_was_used(
         claim(bob, joined["owner_link"])
         theirs = bob.get(f"/rooms/{room_id}").text
         assert theirs.count("in a browser</li>") == 1  # only his own seat's links
+
+
+def test_the_receipt_in_words_and_its_files(server: LiveServer) -> None:
+    room_id, opened, joined = _room(server)
+    with browser(server) as alice, browser(server) as bob:
+        claim(alice, opened["owner_link"])
+        claim(bob, joined["owner_link"])
+        page = bob.get(f"/rooms/{room_id}").text
+        assert alice.get(f"/rooms/{room_id}/receipt").status_code == 409  # room_open
+        for who in (bob, alice):
+            page = who.get(f"/rooms/{room_id}").text
+            approved = who.post(
+                f"/rooms/{room_id}/moves",
+                data={
+                    "type": "approve",
+                    "subject_hash": hidden(page, "subject_hash"),
+                    "message_id": hidden(page, "message_id"),
+                },
+            )
+            assert approved.status_code == 303, approved.text
+        assert "The room is agreed." in alice.get(f"/rooms/{room_id}").text
+        shown = alice.get(f"/rooms/{room_id}/receipt")
+        assert shown.status_code == 200
+        assert "Valid: valid" in shown.text and "450.00 EUR" in shown.text
+        receipt = alice.get(f"/rooms/{room_id}/receipt.json")
+        assert receipt.headers["content-disposition"].endswith(f'{room_id}-receipt.json"')
+        assert receipt.json()["final_terms"]["price"]["amount_minor"] == 45_000
+        log = alice.get(f"/rooms/{room_id}/log.json").json()
+        assert log["envelopes"][-1]["type"] == "room.agreed"
