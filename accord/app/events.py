@@ -128,6 +128,9 @@ class Events:
         self._db = db
         self.notifier = notifier or Notifier(database_notifies=db.dialect == "postgresql")
 
+    def last_id(self) -> int:
+        return self._db.read(stored.last_event_id)
+
     def read(self, audience: Audience, after: int, limit: int = BATCH) -> list[EventRow]:
         return self._db.read(lambda conn: events(conn, audience, after=after, limit=limit))
 

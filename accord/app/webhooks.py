@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection
 
 from accord.app.events import Audience, Level, PrincipalAudience, ScopeAudience, SeatAudience
 from accord.app.identity import (
@@ -30,7 +30,7 @@ from accord.core.refusals import RefusalCode, refuse
 from accord.core.times import format_time
 from accord.store import webhooks as rows
 from accord.store.database import Database
-from accord.store.tables import events as event_rows
+from accord.store.events import last_event_id
 from accord.webhooks import rules
 from accord.webhooks.requests import RegisterInput, RotateInput, UpdateInput
 from accord.webhooks.signatures import new_secret
@@ -153,7 +153,6 @@ class Webhooks:
                     fields={"url": f"at most {PER_SCOPE} endpoints a scope"},
                 )
             at = format_time(self._clock())
-            cursor = conn.execute(select(func.coalesce(func.max(event_rows.c.id), 0)))
             rows.insert_endpoint(
                 conn,
                 endpoint_id=endpoint_id,
@@ -163,7 +162,7 @@ class Webhooks:
                 event_types=request.event_types,
                 description=request.description,
                 signature=request.signature,
-                cursor=int(cursor.scalar_one()),
+                cursor=last_event_id(conn),
                 at=at,
             )
             if secret is not None:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, NotRequired, TypedDict
 
-from sqlalchemy import ColumnElement, Connection, and_, or_, select
+from sqlalchemy import ColumnElement, Connection, and_, func, or_, select
 
 from accord.store import driver, notifications
 from accord.store.tables import events, party_scopes
@@ -72,6 +72,12 @@ def insert_events(conn: Connection, rows: Iterable[NewEvent]) -> frozenset[str]:
     )
     notifications.publish(conn, keys)
     return keys
+
+
+def last_event_id(conn: Connection) -> int:
+    """The id of the newest event of all (0 before the first): where a stream that wants
+    only what comes next starts."""
+    return int(conn.execute(select(func.coalesce(func.max(events.c.id), 0))).scalar_one())
 
 
 def insert_party_scopes(conn: Connection, negotiation_id: str, scopes: Mapping[str, str]) -> None:

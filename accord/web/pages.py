@@ -2,17 +2,20 @@
 moves they may make and the confirmations waiting for them, and checking a receipt. Plain forms
 with POST-redirect-GET; a refused form comes back with its entries and an error summary."""
 
+import asyncio
 import json
 import secrets
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from importlib.resources import files
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
+from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from accord import __version__
+from accord.app.events import SeatAudience
 from accord.app.identity import CredentialKind, SeatCaller, SessionCaller
 from accord.app.root import Accord
 from accord.core.refusals import Refusal, RefusalCode, Refused
@@ -32,7 +35,14 @@ ENV: Final = Environment(
 )
 ENV.filters["value"] = lambda value, spec: format_value(spec, value)
 ENV.filters["limit"] = lambda limit, spec: format_limit(spec, limit)
-STATIC: Final = {"accord.js": "text/javascript", "accord.css": "text/css"}
+STATIC: Final = {
+    "accord.js": "text/javascript",
+    "accord.css": "text/css",
+    "htmx.min.js": "text/javascript",
+    "htmx-ext-sse.js": "text/javascript",
+}
+PARTS: Final = frozenset({"status", "table", "confirmation", "history"})
+"""The regions of a room's page that follow it live: each one fetched again on `changed`."""
 MAX_RECEIPT: Final = 1 << 20
 MOVE_WORDS: Final = {
     "offer": "offered",
@@ -164,8 +174,12 @@ def room_page(
             else {"start": form.get(f"{name}.start", ""), "end": form.get(f"{name}.end", "")}
             for name, spec in schema.items()
         }
+    part = request.query_params.get("part")
+    name = (
+        f"_room_{part}.html" if part in PARTS and request.headers.get("hx-request") else "room.html"
+    )
     return page(
-        "room.html",
+        name,
         status=status,
         credentialed=True,
         room=room,
@@ -205,6 +219,28 @@ def show_room(request: Request, room_id: str) -> HTMLResponse:
     if token is None:
         return _no_cookie()
     return room_page(request, room_id, token)
+
+
+@router.get("/rooms/{room_id}/events")
+async def room_events(request: Request, room_id: str) -> Response:
+    """`event: changed` for each new event of the owner's audience: the page fetches its
+    live regions again. Refused before the stream starts, like the page."""
+    token = _owner_token(request, room_id)
+    if token is None:
+        return Response(status_code=401, headers=security.CREDENTIALED)
+    accord = _accord(request)
+    try:
+        access = await asyncio.to_thread(accord.rooms.follow, token, room_id)
+        after = await asyncio.to_thread(accord.events.last_id)
+    except Refused as refused:
+        return Response(status_code=_status(refused.refusal), headers=security.CREDENTIALED)
+    audience = SeatAudience.of(access)
+
+    async def frames() -> AsyncIterator[ServerSentEvent]:
+        async for row in accord.events.follow(audience, after):
+            yield ServerSentEvent(row.kind, event="changed", id=str(row.id))
+
+    return EventSourceResponse(frames(), headers={"Cache-Control": "no-store"}, ping=15)
 
 
 @router.get("/rooms/{room_id}/end", response_class=HTMLResponse)

@@ -273,3 +273,37 @@ def test_the_receipt_in_words_and_its_files(server: LiveServer) -> None:
         assert receipt.json()["final_terms"]["price"]["amount_minor"] == 45_000
         log = alice.get(f"/rooms/{room_id}/log.json").json()
         assert log["envelopes"][-1]["type"] == "room.agreed"
+
+
+def test_the_page_follows_the_room_live(server: LiveServer) -> None:
+    room_id, opened, joined = _room(server)
+    with browser(server) as alice:
+        claim(alice, opened["owner_link"])
+        page = alice.get(f"/rooms/{room_id}").text
+        assert f'sse-connect="/rooms/{room_id}/events"' in page
+        assert 'hx-trigger="sse:changed"' in page and 'aria-live="polite"' in page
+        part = alice.get(
+            f"/rooms/{room_id}", params={"part": "table"}, headers={"HX-Request": "true"}
+        )
+        assert part.text.startswith('<div id="part-table"') and "<html" not in part.text
+        assert "<html" in alice.get(f"/rooms/{room_id}", params={"part": "table"}).text
+        for name in ("htmx.min.js", "htmx-ext-sse.js"):
+            script = alice.get(f"/static/{name}")
+            assert script.status_code == 200
+            assert script.headers["content-type"].startswith("text/javascript")
+        with alice.stream("GET", f"/rooms/{room_id}/events", timeout=10) as stream:
+            assert stream.status_code == 200
+            with server.client() as api:
+                countered = api.post(
+                    f"/v1/rooms/{room_id}/moves",
+                    json={"type": "counter", "terms": _terms(44_000)},
+                    headers=auth(joined["seat_token"]),
+                )
+                assert countered.status_code == 200, countered.text
+            lines = stream.iter_lines()
+            for line in lines:
+                if line.startswith("event:"):
+                    assert line == "event: changed"
+                    break
+    with httpx.Client(base_url=server.url, timeout=10) as stranger:
+        assert stranger.get(f"/rooms/{room_id}/events").status_code == 401

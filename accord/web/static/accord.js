@@ -1,6 +1,7 @@
 // Accord's pages work without this file. With it: a link's code moves from the address bar
 // (where the part after # never reaches the server) into the form, and off the address bar;
-// an error summary takes the focus, so that a screen reader says what went wrong.
+// an error summary takes the focus, so that a screen reader says what went wrong; and when a
+// live region of the page is brought up to date, a polite announcement says so.
 (function () {
   "use strict";
   document.addEventListener("DOMContentLoaded", function () {
@@ -12,6 +13,12 @@
     var summary = document.querySelector(".error-summary");
     if (summary) {
       summary.focus();
+    }
+    var announce = document.getElementById("announce");
+    if (announce) {
+      document.body.addEventListener("htmx:sseMessage", function () {
+        announce.textContent = "The room changed; the page shows it now.";
+      });
     }
   });
 })();
