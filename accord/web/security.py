@@ -45,10 +45,12 @@ def forget_all(request: Request, response: Response) -> None:
 
 
 def check_origin(request: Request, base_url: str) -> None:
-    """A POST comes from this server's own pages, or it is refused (`forbidden`)."""
+    """A POST comes from this server's own pages, or it is refused (`forbidden`). A page sent
+    with `Referrer-Policy: no-referrer` makes a browser send `Origin: null` with its forms:
+    then the browser's own `Sec-Fetch-Site` says where the form came from."""
     public = urlsplit(base_url)
     origin = request.headers.get("origin")
-    if origin is not None:
+    if origin is not None and origin != "null":
         given = urlsplit(origin)
         if (given.scheme, given.netloc) == (public.scheme, public.netloc):
             return

@@ -17,7 +17,7 @@
     var announce = document.getElementById("announce");
     if (announce) {
       document.body.addEventListener("htmx:sseMessage", function () {
-        announce.textContent = "The room changed; the page shows it now.";
+        announce.textContent = "The room changed: refresh the page for the moves that answer it.";
       });
     }
   });

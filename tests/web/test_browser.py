@@ -1,0 +1,139 @@
+"""The person's pages in a real browser (headless Debian chromium, driven by Playwright): a room
+opened from the builder, joined from a second browser through the invite link, countered,
+approved by both, the agreement seen live on both pages, its receipt opened and checked again
+on /verify; a refused move shows its error summary, focused; and axe-core finds no WCAG 2.2 AA
+violation on any page. Screenshots are kept in `artifacts/screenshots/`."""
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+
+from tests.conftest import LiveServer
+
+CHROMIUM: Final = "/usr/bin/chromium"
+AXE: Final = (Path(__file__).parent / "axe" / "axe.min.js").read_text()
+SHOTS: Final = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+WCAG: Final = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+FLAGS: Final = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("chromium") is None, reason="Debian's chromium is not installed (.ci/run does)"
+)
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def accessible(page: Any, name: str) -> None:
+    """axe-core on the page as it is now: no WCAG 2.2 AA violation; and a screenshot."""
+    page.evaluate(AXE)  # through the DevTools protocol: the page's CSP does not apply
+    result = page.evaluate(
+        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}})", WCAG
+    )
+    violations = [(v["id"], [n["target"] for n in v["nodes"]]) for v in result["violations"]]
+    assert violations == [], (name, violations)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def test_two_people_agree_in_two_browsers(server: LiveServer, browser: Any) -> None:
+    alice = browser.new_context().new_page()
+    alice.goto(f"{server.url}/")
+    accessible(alice, "home")
+    alice.goto(f"{server.url}/rooms/new")
+    accessible(alice, "new-fields")
+    alice.fill("#f0-name", "price")
+    alice.fill("#f0-label", "Price")
+    alice.select_option("#f0-type", "money")
+    alice.fill("#f0-currency", "EUR")
+    alice.fill("#f1-name", "day")
+    alice.fill("#f1-label", "Pickup day")
+    alice.select_option("#f1-type", "date")
+    alice.click("text=Next: your offer and limits")
+    accessible(alice, "new-terms")
+    alice.fill("#field-title", "Blue bicycle")
+    alice.fill("#field-price", "450")
+    alice.fill("#field-day", "2026-12-12")
+    alice.fill("#limit-price-min", "400")
+    alice.click("text=Open the room")
+    accessible(alice, "opened")
+    invite = alice.locator("code.secret").first.inner_text()
+    assert "/rooms/join#" in invite
+    alice.click("text=Go to the room")
+    accessible(alice, "room-draft")
+
+    bob = browser.new_context().new_page()
+    bob.goto(invite)
+    assert "#" not in bob.url  # the invite moved off the address bar into the form
+    accessible(bob, "join")
+    bob.click("text=See the room")
+    accessible(bob, "join-preview")
+    bob.fill("#limit-price-max", "440")
+    bob.click("text=Join the room")
+    bob.click("text=Go to the room")
+    bob.fill("#field-price", "420")
+    bob.click("button:text('Counter')")
+    bob.wait_for_selector("text=Waiting for them.")
+    accessible(bob, "room-countered")
+
+    alice.wait_for_selector("#part-table >> text=420.00 EUR")  # live, without a reload
+    accessible(alice, "room-live")
+    alice.reload()  # forms are never swapped: the page is read again for its new moves
+    alice.click("text=Approve these terms")
+    bob.wait_for_selector("#part-table >> text=Approved by: them")
+    bob.reload()
+    bob.click("text=Approve these terms")
+    for page in (alice, bob):
+        page.wait_for_selector("text=The room is agreed.")
+    accessible(alice, "room-agreed")
+
+    alice.click("text=The receipt")
+    alice.wait_for_selector("text=Valid: valid")
+    accessible(alice, "receipt")
+    receipt = alice.request.get(re.sub(r"/receipt$", "/receipt.json", alice.url)).text()
+    alice.goto(f"{server.url}/verify")
+    alice.fill("#field-receipt", receipt)
+    alice.click("button:text('Verify')")
+    alice.wait_for_selector("text=Valid: valid")
+    accessible(alice, "verify")
+
+
+def test_a_refused_move_shows_its_error_summary(server: LiveServer, browser: Any) -> None:
+    with server.client() as api:
+        opened = api.post(
+            "/v1/rooms",
+            json={
+                "subject_schema": {"price": {"type": "money", "currency": "EUR"}},
+                "subject": {"price": {"amount_minor": 45_000, "currency": "EUR"}},
+            },
+        ).json()
+        joined = api.post(
+            "/v1/rooms/join",
+            json={"invite_token": opened["invite"]["token"], "owner_delivery": "link"},
+        ).json()
+    bob = browser.new_context().new_page()
+    bob.goto(f"{server.url}/claim#{joined['owner_link']['url'].rsplit('#', 1)[1]}")
+    bob.click("text=Continue")
+    bob.fill("#field-price", "four hundred")
+    bob.click("button:text('Counter')")
+    summary = bob.locator(".error-summary")
+    assert summary.is_visible()
+    assert bob.evaluate("document.activeElement.classList.contains('error-summary')")
+    assert bob.get_attribute("#field-price", "aria-invalid") == "true"
+    accessible(bob, "room-refused")
