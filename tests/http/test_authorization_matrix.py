@@ -140,7 +140,6 @@ MATRIX: Final[dict[str, Expected]] = {
     "GET /docs": PUBLIC,
     "GET /docs/oauth2-redirect": PUBLIC,
     "GET /redoc": PUBLIC,
-    "GET /rooms/join": PUBLIC,
     **{
         f"GET {path}{slash}": PUBLIC
         for path in (
