@@ -383,6 +383,20 @@ def confirm(
     print_room(answer["room"])
 
 
+@app.command()
+@room_options()
+def link(room_id: RoomId, *, options: RoomOptions) -> None:
+    """A one-time link that opens the room in a browser as its owner (an hour): for your
+    other device, or a browser you did not open the room in."""
+    with options.seat(room_id) as seat:
+        made = seat.link()
+    if options.as_json:
+        print_json(made.to_json())
+        return
+    out.print(made.web_url, soft_wrap=True, markup=False)
+    err.print(f"Open it once, before {made.expires_at:%Y-%m-%d %H:%M} UTC; keep it to yourself.")
+
+
 def _schema_of(confirmation: Mapping[str, Any]) -> dict[str, Any]:
     """Enough of a schema to format a confirmation's fields (they carry type and label)."""
     return {

@@ -368,6 +368,15 @@ class SessionList(Model):
     sessions: list[SessionSummary]
 
 
+class LinkCode(Model):
+    """A one-time link that hands on a person's credential (an hour): open `web_url` in the
+    browser that should hold it. `code` is a bearer secret."""
+
+    code: str = Field(repr=False)
+    web_url: str = Field(repr=False)
+    expires_at: datetime
+
+
 class Handoff(Model):
     """What the buyer receives after an agreement; `value` is a bearer secret."""
 

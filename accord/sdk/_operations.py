@@ -95,6 +95,7 @@ from accord.sdk._models import (
     Handoff,
     Joined,
     Jwks,
+    LinkCode,
     Log,
     Me,
     Model,
@@ -399,6 +400,12 @@ DECLARE_SKILL: Final[Operation[Skill]] = Operation(
 # -- trust ----------------------------------------------------------------------------------
 
 JWKS: Final[Operation[Jwks]] = Operation("GET", "/.well-known/jwks.json", {200: Jwks})
+
+# -- link codes ------------------------------------------------------------------------------
+
+MAKE_LINK: Final[Operation[LinkCode]] = Operation(
+    "POST", "/v1/links", {201: LinkCode}, TypeAdapter(Empty), Retry.UNSENT
+)
 
 # -- webhooks (docs/webhooks.md) ------------------------------------------------------------
 

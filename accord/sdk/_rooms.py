@@ -26,6 +26,7 @@ from accord.sdk._models import (
     Invite,
     Joined,
     LimitsOpening,
+    LinkCode,
     Log,
     Receipt,
     Room,
@@ -232,6 +233,10 @@ class RoomSeat(_Seat):
         """`room_open` until the room is agreed, closed or expired."""
         return self._client._call(ops.ROOM_RECEIPT, token=self.token, path=self._path)
 
+    def link(self) -> LinkCode:
+        """A one-time link that opens this room in a browser as its owner (owner token)."""
+        return self._client._call(ops.MAKE_LINK, token=self.token, body={})
+
     def events(self, after: int | None = None) -> Iterator[Event]:
         """This seat's events after `after` (by default after the last one it read), for as
         long as they are read; a dropped stream resumes where it stopped."""
@@ -353,6 +358,9 @@ class AsyncRoomSeat(_Seat):
 
     async def receipt(self) -> Receipt:
         return await self._client._call(ops.ROOM_RECEIPT, token=self.token, path=self._path)
+
+    async def link(self) -> LinkCode:
+        return await self._client._call(ops.MAKE_LINK, token=self.token, body={})
 
     async def events(self, after: int | None = None) -> AsyncGenerator[Event, None]:
         stream = self._stream(self._client)

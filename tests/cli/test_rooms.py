@@ -5,6 +5,7 @@ import re
 import stat
 from typing import Any
 
+import httpx
 import pytest
 
 from accord.cli import credentials as store
@@ -264,3 +265,18 @@ def test_server_and_credentials_from_the_environment(
     assert opened.exit_code == 0, opened.stderr
     room_id = json.loads(opened.stdout)["room"]["room_id"]
     assert store.load(tmp_path / "env.json")[room_id].server == server.url
+
+
+def test_a_link_opens_the_room_in_a_browser_as_its_owner(
+    alice: Person, bob: Person, server: LiveServer
+) -> None:
+    room_id = open_and_join(alice, bob)
+    made = _ok(alice("link", room_id))
+    url = made.stdout.strip()
+    assert url.startswith(f"{server.url}/claim#") and "keep it to yourself" in made.stderr
+    with httpx.Client(base_url=server.url, headers={"Origin": server.url}) as browser:
+        claimed = browser.post("/claim", data={"code": url.rsplit("#", 1)[1]})
+        assert claimed.headers["location"] == f"/rooms/{room_id}"
+        assert "You hold the opener seat." in browser.get(f"/rooms/{room_id}").text
+    as_agent = alice("link", room_id, "--as", "agent")
+    assert as_agent.exit_code == 1 and "forbidden" in as_agent.stderr  # only a person's own
