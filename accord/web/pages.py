@@ -113,7 +113,9 @@ SHOWN: Final = frozenset({CredentialKind.OWNER, CredentialKind.SESSION})
 
 
 @router.post("/forget")
+@router.post("/logout")
 def forget(request: Request) -> Response:
+    """ "Forget this browser": every credential cookie it holds is cleared."""
     try:
         security.check_origin(request, _accord(request).settings.base_url)
     except Refused as refused:

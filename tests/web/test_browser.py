@@ -12,7 +12,11 @@ from typing import Any, Final
 
 import pytest
 
+from accord.app.merchants import Merchants
+from accord.store.database import Database
 from tests.conftest import LiveServer
+from tests.http.support import auth
+from tests.sessions.conftest import POLICY
 
 CHROMIUM: Final = "/usr/bin/chromium"
 AXE: Final = (Path(__file__).parent / "axe" / "axe.min.js").read_text()
@@ -137,3 +141,42 @@ def test_a_refused_move_shows_its_error_summary(server: LiveServer, browser: Any
     assert bob.evaluate("document.activeElement.classList.contains('error-summary')")
     assert bob.get_attribute("#field-price", "aria-invalid") == "true"
     accessible(bob, "room-refused")
+
+
+def test_the_shop_pages_are_accessible(server: LiveServer, browser: Any) -> None:
+    db = Database(server.settings.database, apply_migrations=False)
+    try:
+        keys = Merchants(db, server.settings, clock=server.clock).create_tenant("a11y")["keys"]
+    finally:
+        db.close()
+    with server.client() as api:
+        api.put(f"/v1/policies/{POLICY['sku']}", json=POLICY, headers=auth(keys["secret_test"]))
+        opened = api.post(
+            "/v1/sessions",
+            json={"sku": POLICY["sku"], "buyer": {"agent_id": "a11y-buyer"}},
+            headers=auth(keys["publishable_test"]),
+        ).json()
+        api.post(
+            f"/v1/sessions/{opened['session_id']}/messages",
+            json={"type": "offer", "price_minor": 39_905},
+            headers=auth(opened["session_token"]),
+        )
+        link = api.post("/v1/links", json={}, headers=auth(opened["session_token"])).json()
+    person = browser.new_context().new_page()
+    person.goto(link["web_url"])
+    accessible(person, "claim")
+    person.click("text=Continue")
+    person.wait_for_selector("text=What the arbiter said")
+    accessible(person, "session")
+    merchant = browser.new_context().new_page()
+    merchant.goto(f"{server.url}/login")
+    accessible(merchant, "login")
+    merchant.fill("#field-secret", keys["secret_test"])
+    merchant.click("button:text('Sign in')")
+    merchant.wait_for_selector("text=test mode")
+    accessible(merchant, "merchant")
+    merchant.click(f"text={opened['session_id']}")
+    merchant.wait_for_selector("text=What the arbiter said")
+    accessible(merchant, "merchant-session")
+    merchant.goto(f"{server.url}/rooms")
+    accessible(merchant, "rooms")
