@@ -1,4 +1,5 @@
-"""A merchant's pages (interfaces.md, Web pages): sign in with a secret key, the key's mode's
+"""Signing in, and a merchant's pages (interfaces.md, Web pages): sign in with a secret key (or
+a principal's owner key, or a link code); the key's mode's
 sessions (test ones badged), each with every verdict in words; after the end, reveal the
 committed floor and publish a manual hand-off. The key lives in a cookie of its own per mode."""
 
@@ -10,13 +11,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from accord.app.identity import MerchantCaller
 from accord.core.refusals import Refusal, RefusalCode, Refused
 from accord.protocols.arbitrated.moves import HandoffRequest
-from accord.web import security
+from accord.web import principal, security
 from accord.web.pages import SHOWN, _accord, _refusal, _status, page
 from accord.web.session import CLOSES, _currency, verdicts_in_words
 
 router = APIRouter(include_in_schema=False)
 MODES: Final = ("live", "test")
 SECRET_PREFIX: Final = "acc_sk_"
+OWNER_PREFIX: Final = "acc_ok_"
 
 
 def _keys(request: Request) -> dict[str, str]:
@@ -51,12 +53,15 @@ def login(request: Request, secret: Annotated[str, Form(max_length=300)] = "") -
                 answer, accord.settings.base_url, f"merchant_{caller.mode}", value
             )
             return answer
+        if value.startswith(OWNER_PREFIX):
+            principal._caller(request, value)
+            return principal.signed_in(request, value, accord.settings.base_url)
         if value.startswith("acc_"):
             raise Refused(
                 Refusal(
                     RefusalCode.FORBIDDEN,
-                    "These pages take a merchant's secret key or a link code. A principal's "
-                    "opportunities and cases are on the API and the command line.",
+                    "Sign in with a merchant's secret key, a principal's owner key or a link "
+                    "code; an agent's or a publishable key is for programs.",
                     {},
                 )
             )

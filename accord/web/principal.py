@@ -1,0 +1,171 @@
+"""A principal's pages (interfaces.md, Web pages): sign in with the owner key; the
+opportunities in words, the other side layer by layer (a closed layer shows only what opens
+it, never why a check failed), the agents' turns quoted as data, the person's own decision
+(Accept introduction or Pass) and the answers to their agent's questions."""
+
+from collections.abc import Callable
+from typing import Annotated, Any, Final, TypeVar
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from accord.app.identity import PrincipalCaller
+from accord.core.refusals import Refusal, RefusalCode, Refused
+from accord.protocols.intro.moves import AnswerRequest
+from accord.protocols.intro.opportunities import DecisionInput
+from accord.web import security
+from accord.web.pages import _accord, _refusal, _status, page
+
+router = APIRouter(include_in_schema=False)
+COOKIE: Final = "principal"
+T = TypeVar("T")
+
+STATUSES: Final = {
+    "open": "Your agents are talking it over.",
+    "pending": "The agents agree it is worth it: you and they decide.",
+    "accepted": "Introduced: you both accepted.",
+    "rejected": "Not introduced.",
+    "expired": "It waited too long for a decision and lapsed.",
+}
+OPENS: Final = {
+    "statement": "Their statement opens once both agents find the pair worth talking about.",
+    "constraints": "Their constraints open once they are seen to fit yours.",
+    "identity": "Who they are opens once you both accept the introduction.",
+}
+
+
+def _key(request: Request) -> str | None:
+    return request.cookies.get(security.cookie_name(COOKIE))
+
+
+def _signed_out() -> HTMLResponse:
+    return page("message.html", status=401, credentialed=True, heading="Sign in", text=(
+        "This browser holds no principal's key. Sign in with your owner key first."
+    ))  # fmt: skip
+
+
+def _caller(request: Request, key: str) -> PrincipalCaller:
+    caller = _accord(request).doors.identify(key)
+    if not isinstance(caller, PrincipalCaller) or caller.level != "owner":
+        raise Refused(Refusal(RefusalCode.FORBIDDEN, "Sign in with your owner key.", {}))
+    return caller
+
+
+def signed_in(request: Request, key: str, base_url: str) -> Response:
+    """After `/login` took an owner key: the cookie, and the opportunities."""
+    answer = RedirectResponse("/opportunities", status_code=303)
+    security.set_credential(answer, base_url, COOKIE, key)
+    return answer
+
+
+def _read(request: Request, read: Callable[[PrincipalCaller], T]) -> T | HTMLResponse:
+    key = _key(request)
+    if key is None:
+        return _signed_out()
+    try:
+        return read(_caller(request, key))
+    except Refused as refused:
+        if refused.refusal.code in (RefusalCode.UNAUTHENTICATED, RefusalCode.FORBIDDEN):
+            return _signed_out()
+        return page(
+            "message.html",
+            status=_status(refused.refusal),
+            credentialed=True,
+            heading="This cannot be shown",
+            error=_refusal(refused),
+        )
+
+
+@router.get("/opportunities", response_class=HTMLResponse)
+def opportunities(request: Request) -> HTMLResponse:
+    found = _read(request, lambda c: _accord(request).opportunities.list_seated(c, None, None))
+    if isinstance(found, HTMLResponse):
+        return found
+    return page(
+        "opportunities.html",
+        credentialed=True,
+        opportunities=found["opportunities"],
+        statuses=STATUSES,
+    )
+
+
+def _opportunity_page(
+    request: Request,
+    opportunity_id: str,
+    *,
+    status: int = 200,
+    error: dict[str, Any] | None = None,
+) -> HTMLResponse:
+    def read(caller: PrincipalCaller) -> dict[str, Any]:
+        service = _accord(request).opportunities
+        return {
+            **service.get(caller, opportunity_id),
+            "questions": service.questions(caller, opportunity_id)["questions"],
+        }
+
+    found = _read(request, read)
+    if isinstance(found, HTMLResponse):
+        return found
+    return page(
+        "opportunity.html",
+        status=status,
+        credentialed=True,
+        opportunity=found["opportunity"],
+        negotiation=found["negotiation"],
+        counterparty=found["counterparty"],
+        questions=found["questions"],
+        statuses=STATUSES,
+        opens=OPENS,
+        error=error,
+    )
+
+
+@router.get("/opportunities/{opportunity_id}", response_class=HTMLResponse)
+def opportunity(request: Request, opportunity_id: str) -> HTMLResponse:
+    return _opportunity_page(request, opportunity_id)
+
+
+def _write(
+    request: Request, opportunity_id: str, write: Callable[[PrincipalCaller], Any]
+) -> Response:
+    key = _key(request)
+    if key is None:
+        return _signed_out()
+    accord = _accord(request)
+    try:
+        security.check_origin(request, accord.settings.base_url)
+        write(_caller(request, key))
+    except Refused as refused:
+        return _opportunity_page(
+            request, opportunity_id, status=_status(refused.refusal), error=_refusal(refused)
+        )
+    return RedirectResponse(f"/opportunities/{opportunity_id}", status_code=303)
+
+
+@router.post("/opportunities/{opportunity_id}/decision")
+def decide(
+    request: Request, opportunity_id: str, status: Annotated[str, Form(max_length=20)] = ""
+) -> Response:
+    body = DecisionInput(status=status)
+    return _write(
+        request,
+        opportunity_id,
+        lambda caller: _accord(request).opportunities.decide(caller, opportunity_id, body),
+    )
+
+
+@router.post("/opportunities/{opportunity_id}/questions/{question_id}")
+def answer(
+    request: Request,
+    opportunity_id: str,
+    question_id: str,
+    answer: Annotated[str, Form(max_length=2000)] = "",
+) -> Response:
+    body = AnswerRequest(answer=answer)
+    return _write(
+        request,
+        opportunity_id,
+        lambda caller: _accord(request).opportunities.answer(
+            caller, opportunity_id, question_id, body
+        ),
+    )
