@@ -10,7 +10,7 @@ from accord.app.root import Accord, utc_now
 from accord.app.settings import Settings
 from accord.http.app import create_app
 from accord.mcp.door import McpDoor
-from accord.web import merchant, principal, session, start
+from accord.web import adviser, merchant, principal, session, start
 from accord.web import pages as web
 
 
@@ -19,7 +19,14 @@ def create_server(settings: Settings, *, clock: Callable[[], datetime] = utc_now
         return McpDoor(accord, settings)
 
     # The person's pages: fixed paths (/rooms/new, /rooms/join) before /rooms/{id}.
-    pages = (start.router, web.router, session.router, merchant.router, principal.router)
+    pages = (
+        start.router,
+        web.router,
+        session.router,
+        merchant.router,
+        principal.router,
+        adviser.router,
+    )
     return create_app(settings, clock=clock, doors=(mcp,), pages=pages)
 
 

@@ -125,21 +125,32 @@ def opportunity(request: Request, opportunity_id: str) -> HTMLResponse:
     return _opportunity_page(request, opportunity_id)
 
 
-def _write(
-    request: Request, opportunity_id: str, write: Callable[[PrincipalCaller], Any]
+def write(
+    request: Request,
+    where: str,
+    change: Callable[[PrincipalCaller], Any],
+    again: Callable[..., HTMLResponse],
+    item_id: str,
 ) -> Response:
+    """A principal's form: checked, applied with the owner key, then back to `where`; a
+    refusal shows the page again (`again`) with its error summary."""
     key = _key(request)
     if key is None:
         return _signed_out()
     accord = _accord(request)
     try:
         security.check_origin(request, accord.settings.base_url)
-        write(_caller(request, key))
+        change(_caller(request, key))
     except Refused as refused:
-        return _opportunity_page(
-            request, opportunity_id, status=_status(refused.refusal), error=_refusal(refused)
-        )
-    return RedirectResponse(f"/opportunities/{opportunity_id}", status_code=303)
+        return again(request, item_id, status=_status(refused.refusal), error=_refusal(refused))
+    return RedirectResponse(where, status_code=303)
+
+
+def _write(
+    request: Request, opportunity_id: str, change: Callable[[PrincipalCaller], Any]
+) -> Response:
+    where = f"/opportunities/{opportunity_id}"
+    return write(request, where, change, _opportunity_page, opportunity_id)
 
 
 @router.post("/opportunities/{opportunity_id}/decision")
