@@ -16,7 +16,10 @@ from accord.app.merchants import Merchants
 from accord.store.database import Database
 from tests.conftest import LiveServer
 from tests.http.support import auth
+from tests.intro.conftest import key
+from tests.intro.test_turns_http import opened, took
 from tests.sessions.conftest import POLICY
+from tests.web.test_principal_pages import _principal
 
 CHROMIUM: Final = "/usr/bin/chromium"
 AXE: Final = (Path(__file__).parent / "axe" / "axe.min.js").read_text()
@@ -180,3 +183,37 @@ def test_the_shop_pages_are_accessible(server: LiveServer, browser: Any) -> None
     accessible(merchant, "merchant-session")
     merchant.goto(f"{server.url}/rooms")
     accessible(merchant, "rooms")
+
+
+def test_the_principal_pages_are_accessible(server: LiveServer, browser: Any) -> None:
+    ada, bob = _principal(server, "ada-a11y"), _principal(server, "bob-a11y")
+    with server.client() as api:
+        opportunity_id = opened(api, ada, bob)
+        took(
+            api, ada.agent_key, opportunity_id,
+            action="propose", message="Saturday rehearsals?", expected_turn_count=0,
+        )  # fmt: skip
+        api.post(
+            f"/api/opportunities/{opportunity_id}/negotiation/questions",
+            json={
+                "questions": [
+                    {"question": "Mornings?", "options": ["yes", "no"], "why": "Saturdays"}
+                ]
+            },
+            headers=key(ada.agent_key),
+        )
+        case = api.post(
+            "/v1/adviser/cases", json={"title": "Salary"}, headers=key(ada.owner_key)
+        ).json()
+    person = browser.new_context().new_page()
+    person.goto(f"{server.url}/login")
+    person.fill("#field-secret", ada.owner_key)
+    person.click("button:text('Sign in')")
+    person.wait_for_selector("text=Your introductions")
+    accessible(person, "opportunities")
+    person.goto(f"{server.url}/opportunities/{opportunity_id}")
+    accessible(person, "opportunity")
+    person.goto(f"{server.url}/adviser/cases")
+    accessible(person, "cases")
+    person.goto(f"{server.url}/adviser/cases/{case['case_id']}")
+    accessible(person, "case")
