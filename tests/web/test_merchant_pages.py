@@ -39,7 +39,7 @@ def test_a_merchant_signs_in_and_reads_its_sessions(server: LiveServer) -> None:
         assert accepted.json()["state"] == "agreed", accepted.text
     with httpx.Client(base_url=server.url, headers={"Origin": server.url}, timeout=30) as shop:
         assert shop.get("/merchant").status_code == 401
-        for wrong in (keys["publishable_test"], principal["owner_key"], "acc_sk_unknown"):
+        for wrong in (keys["publishable_test"], principal["agent_key"], "acc_sk_unknown"):
             refused = shop.post("/login", data={"secret": wrong})
             assert refused.status_code in (401, 403), (wrong[:7], refused.status_code)
         signed = shop.post("/login", data={"secret": keys["secret_test"]})
