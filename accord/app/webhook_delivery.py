@@ -103,12 +103,14 @@ class WebhookDelivery:
 
     # -- the loop ----------------------------------------------------------------------------
 
-    async def run(self) -> None:
-        """Rounds until cancelled: after a commit, or every second for retries that fall due."""
+    async def run(self, stop: asyncio.Event) -> None:
+        """Rounds until `stop` is set: after a commit, or every second for retries that fall
+        due. It stops between rounds, never inside one, so no store call outlives the
+        worker (the store may be closed right after)."""
         self._loop = asyncio.get_running_loop()
         self._wakeup = asyncio.Event()
         last_scan = 0.0
-        while True:
+        while not stop.is_set():
             if time.monotonic() - last_scan > RESCAN_SECONDS:
                 with self._touched_lock:
                     self._touched = None
@@ -118,7 +120,7 @@ class WebhookDelivery:
                 attempts = await self.round()
             except Exception:  # the worker outlives a bad round; the next one retries
                 log.exception("webhook round failed")
-            if attempts < CLAIM:  # a full round may have left more that are due
+            if attempts < CLAIM and not stop.is_set():  # a full round may have left more due
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wakeup.wait(), POLL_SECONDS)
             self._wakeup.clear()

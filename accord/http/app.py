@@ -98,7 +98,10 @@ def create_app(
             daemon=True,
         )
         sweeper.start()
-        delivery = asyncio.create_task(accord.webhook_delivery.run(), name="accord-webhooks")
+        stop_delivery = asyncio.Event()
+        delivery = asyncio.create_task(
+            accord.webhook_delivery.run(stop_delivery), name="accord-webhooks"
+        )
         try:
             async with contextlib.AsyncExitStack() as running:
                 for door in built:
@@ -106,9 +109,12 @@ def create_app(
                 await running.enter_async_context(accord.events.listening())
                 yield
         finally:
-            delivery.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await delivery
+            stop_delivery.set()
+            accord.webhook_delivery.wake()
+            try:  # the round under way ends first: its store calls must not outlive the store
+                await asyncio.wait_for(delivery, accord.settings.webhook_timeout + 5)
+            except TimeoutError:
+                log.warning("the webhook worker did not stop in time")
             stop.set()
             sweeper.join(timeout=5)
             accord.close()
