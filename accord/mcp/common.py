@@ -7,16 +7,14 @@ from typing import Annotated, Any, Final, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from accord import __version__
 from accord.core.refusals import RefusalCode, Refused, refuse
 from accord.mcp.context import Door
+from accord.mcp.hints import READ
 from accord.mcp.results import JSONBody, answer, error_body
 from accord.trust.verify import load_trusted, verify_receipt
-
-READ: Final = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
 
 INSTRUCTIONS: Final = """\
 You negotiate for a person through Accord. Your person decides: approve, reject and withdraw

@@ -2,35 +2,24 @@
 and reads its adviser cases. No tool decides on an opportunity or writes a case (an agent key
 cannot): `intro_read` links the person's own page instead."""
 
-from typing import Annotated, Any, Final, cast
+from typing import Annotated, Any, cast
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from accord.app.events import Level, PrincipalAudience
 from accord.app.identity import PrincipalCaller
 from accord.core.refusals import RefusalCode, refuse
 from accord.mcp.context import Door
-from accord.mcp.results import JSONBody, answer, attempt, parsed
+from accord.mcp.hints import ONCE_OPEN, PRIVATE, READ, WRITE
+from accord.mcp.results import JSONBody, answer, attempt, members, parsed
 from accord.mcp.rooms import wait
 from accord.protocols.intro.intents import ChatInput
 from accord.protocols.intro.moves import QuestionsRequest, ResumeRequest, TurnRequest
 from accord.protocols.intro.opportunities import DiscoverInput, OpenInput
 
-READ: Final = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
-WRITE: Final = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=True)
-ONCE: Final = ToolAnnotations(
-    readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=True
-)
-PRIVATE: Final = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
-
 OpportunityId = Annotated[str, Field(min_length=1, max_length=64)]
 IntentId = Annotated[str, Field(min_length=1, max_length=64)]
-
-
-def _members(**members: Any) -> JSONBody:
-    return {name: value for name, value in members.items() if value is not None}
 
 
 def install(server: MCPServer, door: Door) -> None:
@@ -63,12 +52,12 @@ def install(server: MCPServer, door: Door) -> None:
         limit: Annotated[int | None, Field(ge=1, le=30)] = None,
     ) -> JSONBody:
         def call() -> JSONBody:
-            body = parsed(DiscoverInput, _members(query=query, limit=limit))
+            body = parsed(DiscoverInput, members(query=query, limit=limit))
             return door.accord().intents.discover(principal(ctx), intent_id, body)
 
         return await answer(call)
 
-    @server.tool(annotations=ONCE, description=(
+    @server.tool(annotations=ONCE_OPEN, description=(
         "Open introductions between one of your intents and candidates discovery gave you; "
         "opening the same pair again gives the same opportunity."
     ))  # fmt: skip
@@ -79,7 +68,7 @@ def install(server: MCPServer, door: Door) -> None:
         context: Annotated[str | None, Field(description="Private to your own agent.")] = None,
     ) -> JSONBody:
         def call() -> JSONBody:
-            body = parsed(OpenInput, _members(candidates=candidates, context=context))
+            body = parsed(OpenInput, members(candidates=candidates, context=context))
             return door.accord().opportunities.open(principal(ctx), intent_id, body)
 
         return await answer(call)
@@ -116,7 +105,7 @@ def install(server: MCPServer, door: Door) -> None:
         def call() -> JSONBody:
             request = parsed(
                 TurnRequest,
-                _members(
+                members(
                     action=action,
                     message=message,
                     expected_turn_count=expected_turn_count,

@@ -69,3 +69,8 @@ async def answer(call: Callable[[], JSONBody]) -> JSONBody:
     `CallToolResult` through as the whole result (it cannot be declared beside the body's
     type, which gives the tool its output schema), hence the cast."""
     return cast(JSONBody, await attempt(call))
+
+
+def members(**given: Any) -> JSONBody:
+    """A request body without the arguments left out (None): the models read absent, not null."""
+    return {name: value for name, value in given.items() if value is not None}

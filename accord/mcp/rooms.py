@@ -8,7 +8,7 @@ import json
 from typing import Annotated, Any, Final, Literal, cast
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import CallToolResult
 from pydantic import Field
 
 from accord.app.events import Audience, Level, SeatAudience
@@ -16,12 +16,10 @@ from accord.app.identity import SeatCaller
 from accord.core.refusals import RefusalCode, refuse
 from accord.mcp.common import agent_bearer, read
 from accord.mcp.context import Door
-from accord.mcp.results import JSONBody, answer, attempt, parsed
+from accord.mcp.hints import DESTRUCTIVE, READ, WRITE
+from accord.mcp.results import JSONBody, answer, attempt, members, parsed
 from accord.protocols.rooms.moves import JoinRequest, ListRequest, MoveRequest, OpenRequest
 
-READ: Final = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
-WRITE: Final = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=True)
-ASK: Final = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=True)
 PERSON_ONLY: Final = (
     " Give `owner_url` and `owner_link` to your person and to no one else: they decide there."
 )
@@ -38,10 +36,6 @@ ExpectedSeq = Annotated[
     int | None, Field(description="The room's `seq` you decided on; a stale one is `raced`.")
 ]
 Message = Annotated[str | None, Field(description="A message for the other side.", max_length=2000)]
-
-
-def _members(**members: Any) -> JSONBody:
-    return {name: value for name, value in members.items() if value is not None}
 
 
 def install(server: MCPServer, door: Door) -> None:
@@ -75,7 +69,7 @@ def install(server: MCPServer, door: Door) -> None:
         def call() -> JSONBody:
             request = parsed(
                 OpenRequest,
-                _members(
+                members(
                     title=title,
                     subject_schema=subject_schema,
                     subject=subject,
@@ -102,7 +96,7 @@ def install(server: MCPServer, door: Door) -> None:
         def call() -> JSONBody:
             token = invite.rsplit("#", 1)[-1].strip()
             request = parsed(
-                JoinRequest, _members(invite_token=token, limits=limits, owner_delivery="link")
+                JoinRequest, members(invite_token=token, limits=limits, owner_delivery="link")
             )
             return door.accord().rooms.join(request)
 
@@ -152,7 +146,7 @@ def install(server: MCPServer, door: Door) -> None:
             token, caller = seat(ctx, seat_token)
             request = parsed(
                 MoveRequest,
-                _members(
+                members(
                     type=type,
                     terms=terms,
                     message=message,
@@ -175,7 +169,7 @@ def install(server: MCPServer, door: Door) -> None:
             return {
                 "status": "awaiting_owner",
                 "room": body["room"],
-                "confirmation": _members(
+                "confirmation": members(
                     id=confirmation["id"],
                     type=confirmation["type"],
                     subject_hash=confirmation.get("subject_hash"),
@@ -184,7 +178,7 @@ def install(server: MCPServer, door: Door) -> None:
             }
         return {"status": "applied", **body}
 
-    @server.tool(annotations=ASK, description=(
+    @server.tool(annotations=DESTRUCTIVE, description=(
         "Ask your person to approve the terms on the table (quote their subject_hash) or to "
         "reject them. Nothing is applied: your person confirms or declines on their own page."
         + PERSON_ONLY
@@ -200,7 +194,7 @@ def install(server: MCPServer, door: Door) -> None:
         expected_seq: ExpectedSeq = None,
         message_id: MessageId = None,
     ) -> JSONBody:
-        move = _members(
+        move = members(
             type=decision,
             subject_hash=subject_hash,
             message=message,
@@ -209,7 +203,7 @@ def install(server: MCPServer, door: Door) -> None:
         )
         return await answer(lambda: ask(ctx, seat_token, move))
 
-    @server.tool(annotations=ASK, description=(
+    @server.tool(annotations=DESTRUCTIVE, description=(
         "Ask your person to withdraw from the room (it closes for both). Nothing is applied: "
         "your person confirms or declines." + PERSON_ONLY
     ))  # fmt: skip
@@ -219,7 +213,7 @@ def install(server: MCPServer, door: Door) -> None:
         message: Message = None,
         message_id: MessageId = None,
     ) -> JSONBody:
-        move = _members(type="cancel", message=message, message_id=message_id)
+        move = members(type="cancel", message=message, message_id=message_id)
         return await answer(lambda: ask(ctx, seat_token, move))
 
     @server.tool(annotations=READ, description=(

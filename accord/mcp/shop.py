@@ -6,20 +6,16 @@ its destructive hint lets the client ask its user first."""
 from typing import Annotated, Any, Final
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import ToolAnnotations
 from pydantic import Field, TypeAdapter
 
 from accord.app.identity import MerchantCaller, SessionCaller
 from accord.core.refusals import RefusalCode, refuse
 from accord.mcp.common import agent_bearer, read
 from accord.mcp.context import Door
-from accord.mcp.results import JSONBody, answer, parsed, parsed_as
+from accord.mcp.hints import DESTRUCTIVE, ONCE, READ, WRITE
+from accord.mcp.results import JSONBody, answer, members, parsed, parsed_as
 from accord.protocols.arbitrated.moves import Move, OpenSessionRequest
 
-READ: Final = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
-WRITE: Final = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=True)
-ENDS: Final = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=True)
-ONCE: Final = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True)
 MOVES: Final[TypeAdapter[Any]] = TypeAdapter(Move)
 
 SessionToken = Annotated[
@@ -30,10 +26,6 @@ MessageId = Annotated[
     str | None,
     Field(description="A fresh id per move: a retry with the same id returns the first answer."),
 ]
-
-
-def _members(**members: Any) -> JSONBody:
-    return {name: value for name, value in members.items() if value is not None}
 
 
 def install(server: MCPServer, door: Door) -> None:
@@ -79,7 +71,7 @@ def install(server: MCPServer, door: Door) -> None:
             token, _ = publishable(ctx)
             request = parsed(
                 OpenSessionRequest,
-                _members(
+                members(
                     sku=sku, buyer=buyer, fairness_profile=fairness_profile, description=description
                 ),
             )
@@ -115,7 +107,7 @@ def install(server: MCPServer, door: Door) -> None:
         justification: Annotated[str | None, Field(max_length=2048)] = None,
         message_id: MessageId = None,
     ) -> JSONBody:
-        body = _members(
+        body = members(
             type="offer",
             price_minor=price_minor,
             inclusions=inclusions,
@@ -124,24 +116,24 @@ def install(server: MCPServer, door: Door) -> None:
         )
         return await answer(lambda: move(ctx, session_token, body))
 
-    @server.tool(annotations=ENDS, description=(
+    @server.tool(annotations=DESTRUCTIVE, description=(
         "Accept the merchant's standing offer: the session is agreed and signed. It binds your "
         "person; ask them first."
     ))  # fmt: skip
     async def shop_accept(
         ctx: Context, session_token: SessionToken = None, message_id: MessageId = None
     ) -> JSONBody:
-        body = _members(type="accept", message_id=message_id)
+        body = members(type="accept", message_id=message_id)
         return await answer(lambda: move(ctx, session_token, body))
 
-    @server.tool(annotations=ENDS, description="Walk away: the session ends with no deal.")
+    @server.tool(annotations=DESTRUCTIVE, description="Walk away: the session ends with no deal.")
     async def shop_reject(
         ctx: Context,
         session_token: SessionToken = None,
         reason: Annotated[str | None, Field(max_length=512)] = None,
         message_id: MessageId = None,
     ) -> JSONBody:
-        body = _members(type="reject", reason=reason, message_id=message_id)
+        body = members(type="reject", reason=reason, message_id=message_id)
         return await answer(lambda: move(ctx, session_token, body))
 
     @server.tool(annotations=ONCE, description=(
