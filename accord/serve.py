@@ -1,5 +1,6 @@
 """What `accord serve` runs: the HTTP API with the other doors served beside it (MCP at
-`/mcp`, the person's web pages). The doors never import each other; this is where they meet."""
+`/mcp`, the person's web pages, the Telegram bot when it has a token). The doors never import
+each other; this is where they meet."""
 
 from collections.abc import Callable
 from datetime import datetime
@@ -8,8 +9,9 @@ from fastapi import FastAPI
 
 from accord.app.root import Accord, utc_now
 from accord.app.settings import Settings
-from accord.http.app import create_app
+from accord.http.app import DoorFactory, create_app
 from accord.mcp.door import McpDoor
+from accord.telegram.door import TelegramDoor
 from accord.web import adviser, merchant, principal, session, start
 from accord.web import pages as web
 
@@ -17,6 +19,11 @@ from accord.web import pages as web
 def create_server(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -> FastAPI:
     def mcp(accord: Callable[[], Accord]) -> McpDoor:
         return McpDoor(accord, settings)
+
+    def telegram(accord: Callable[[], Accord]) -> TelegramDoor:
+        return TelegramDoor(accord, settings)
+
+    doors: tuple[DoorFactory, ...] = (mcp, telegram) if settings.telegram_token else (mcp,)
 
     # The person's pages: fixed paths (/rooms/new, /rooms/join) before /rooms/{id}.
     pages = (
@@ -27,7 +34,7 @@ def create_server(settings: Settings, *, clock: Callable[[], datetime] = utc_now
         principal.router,
         adviser.router,
     )
-    return create_app(settings, clock=clock, doors=(mcp,), pages=pages)
+    return create_app(settings, clock=clock, doors=doors, pages=pages)
 
 
 def from_environment() -> FastAPI:

@@ -53,23 +53,34 @@ class Redeemed:
     caller: Caller
 
 
-def _key(code: str) -> bytes:
-    return hashlib.sha256(b"accord link v1\x00" + code.encode()).digest()
+def sealing_key(purpose: bytes, secret: str) -> bytes:
+    """An AES-256 key for one purpose, derived from a secret the store does not hold."""
+    return hashlib.sha256(b"accord " + purpose + b" v1\x00" + secret.encode()).digest()
 
 
-def seal(code: str, token: str) -> str:
+def seal_with(key: bytes, token: str, bound_to: str) -> str:
+    """`token` sealed (AES-GCM) under `key`, opening only alongside `bound_to`."""
     nonce = os.urandom(12)
-    sealed = AESGCM(_key(code)).encrypt(nonce, token.encode(), hash_token(code).encode())
+    sealed = AESGCM(key).encrypt(nonce, token.encode(), bound_to.encode())
     return base64.urlsafe_b64encode(nonce + sealed).decode()
 
 
-def unseal(code: str, sealed: str) -> str | None:
+def unseal_with(key: bytes, sealed: str, bound_to: str) -> str | None:
+    """The sealed token, or None when the key or `bound_to` is not the one it was sealed with."""
     raw = base64.urlsafe_b64decode(sealed)
     try:
-        opened = AESGCM(_key(code)).decrypt(raw[:12], raw[12:], hash_token(code).encode())
+        opened = AESGCM(key).decrypt(raw[:12], raw[12:], bound_to.encode())
     except InvalidTag:
         return None
     return opened.decode()
+
+
+def seal(code: str, token: str) -> str:
+    return seal_with(sealing_key(b"link", code), token, hash_token(code))
+
+
+def unseal(code: str, sealed: str) -> str | None:
+    return unseal_with(sealing_key(b"link", code), sealed, hash_token(code))
 
 
 def handed_on(caller: Caller | None) -> Caller:
@@ -93,6 +104,9 @@ class Links:
         self._settings = settings
         self._clock = clock
         self._credentials = CredentialCache()
+        self.telegram_bot: str | None = settings.telegram_bot
+        """The bot's username once the Telegram door knows it: codes then come with a
+        `telegram_url` too."""
 
     def check(self, token: str | None) -> str:
         """The credential, once it is one a person may hand on."""
@@ -134,8 +148,12 @@ class Links:
         return {"code": code, **self.urls(code), "expires_at": expires_at}
 
     def urls(self, code: str) -> JSONBody:
-        """Where a person redeems a code: the claim page, the code in the fragment."""
-        return {"web_url": f"{self._settings.base_url}/claim#{code}"}
+        """Where a person redeems a code: the claim page, the code in the fragment; and the
+        bot's deep link, the code as its `start` parameter, when Telegram is on."""
+        urls = {"web_url": f"{self._settings.base_url}/claim#{code}"}
+        if self.telegram_bot:
+            urls["telegram_url"] = f"https://t.me/{self.telegram_bot}?start={code}"
+        return urls
 
     def redeem(
         self, code: str, channel: Channel, *, kinds: Collection[CredentialKind] | None = None
@@ -143,35 +161,42 @@ class Links:
         """The credential the code hands on, once; `link_invalid` for a used, expired or
         unknown code (and for a credential that no longer opens anything). A door that serves
         only some `kinds` leaves a code for another kind unused (`not_found`)."""
+        result = self._db.write(lambda conn: self.redeem_in(conn, code, channel, kinds=kinds))
+        if isinstance(result, Refused):
+            raise result
+        return result
+
+    def redeem_in(
+        self,
+        conn: Connection,
+        code: str,
+        channel: Channel,
+        *,
+        kinds: Collection[CredentialKind] | None = None,
+    ) -> Redeemed | Refused:
+        """`redeem` in the caller's transaction (a chat bound as the code is used)."""
         invalid = refuse(
             RefusalCode.LINK_INVALID,
             "This link cannot be used: it was used, has expired or is unknown. Make a new one.",
         )
-
-        def txn(conn: Connection) -> Redeemed | Refused:
-            code_hash = hash_token(code)
-            found = rows.find_link(conn, code_hash)
-            now = self._clock()
-            if found is None or found.used_at is not None or parse_time(found.expires_at) <= now:
-                return invalid
-            if kinds is not None and found.kind not in kinds:
-                return refuse(
-                    RefusalCode.NOT_FOUND,
-                    "This link opens something these pages do not show; it is still valid, "
-                    "so use it where it was meant for.",
-                )
-            token = unseal(code, found.sealed)
-            caller = resolve(conn, token, self._credentials) if token else None
-            if token is None or caller is None:
-                return invalid
-            if not rows.use_link(conn, code_hash, at=format_time(now), by=channel):
-                return invalid
-            return Redeemed(token, caller)
-
-        result = self._db.write(txn)
-        if isinstance(result, Refused):
-            raise result
-        return result
+        code_hash = hash_token(code)
+        found = rows.find_link(conn, code_hash)
+        now = self._clock()
+        if found is None or found.used_at is not None or parse_time(found.expires_at) <= now:
+            return invalid
+        if kinds is not None and found.kind not in kinds:
+            return refuse(
+                RefusalCode.NOT_FOUND,
+                "This link opens something these pages do not show; it is still valid, "
+                "so use it where it was meant for.",
+            )
+        token = unseal(code, found.sealed)
+        caller = resolve(conn, token, self._credentials) if token else None
+        if token is None or caller is None:
+            return invalid
+        if not rows.use_link(conn, code_hash, at=format_time(now), by=channel):
+            return invalid
+        return Redeemed(token, caller)
 
     def redemptions(self, negotiation_id: str) -> list[JSONBody]:
         """When and where each link made for a negotiation was redeemed (the room's page)."""

@@ -344,7 +344,10 @@ class Rooms:
             return {"owner_token": owner_token}
         caller = SeatCaller(room_id, seat, is_owner=True)
         minted = self._links.mint_in(conn, owner_token, caller, ttl=OWNER_LINK_TTL)
-        return {"owner_link": {"url": minted["web_url"], "expires_at": minted["expires_at"]}}
+        link = {"url": minted["web_url"], "expires_at": minted["expires_at"]}
+        if "telegram_url" in minted:
+            link["telegram_url"] = minted["telegram_url"]
+        return {"owner_link": link}
 
     def _free_name(self, conn: Connection) -> str:
         rng = secrets.SystemRandom()

@@ -9,6 +9,7 @@ from typing import Any, cast
 from accord.app.adviser import Adviser
 from accord.app.adviser_links import AdviserLinks
 from accord.app.adviser_skills import AdviserSkills
+from accord.app.channels import Channels
 from accord.app.doors import Doors
 from accord.app.events import Events
 from accord.app.index import IntentIndex
@@ -113,6 +114,12 @@ class Accord:
         self.notifier.subscribe(self.adviser_links.heard)
         self.links = Links(self.db, settings, clock=clock)
         self.doors = Doors(self.db.read)
+        self.telegram = (
+            Channels(self.db, self.links, "telegram", settings.telegram_token, clock=clock)
+            if settings.telegram_token
+            else None
+        )
+        """The chats linked to the Telegram bot, when it is on."""
         self.rooms = Rooms(
             self.negotiations, cast(RoomsTable, self.tables[ROOMS]), settings, links=self.links
         )

@@ -1,5 +1,6 @@
 """Operator settings (DESIGN.md, Configuration): flags, then ACCORD_* variables, then defaults."""
 
+from enum import StrEnum
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -8,6 +9,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from accord.discovery import Ranking
 from accord.protocols.registry import TableSettings
 from accord.store.engine import sqlite_url
+
+
+class TelegramMode(StrEnum):
+    POLLING = "polling"
+    WEBHOOK = "webhook"
 
 
 class Settings(BaseSettings):
@@ -47,6 +53,11 @@ class Settings(BaseSettings):
     webhook_timeout: float = 15.0
     webhook_allow_private: bool = False
     """Admit http and private addresses as webhook URLs (for tests on one machine)."""
+    telegram_token: str | None = None
+    """The bot's token from @BotFather; `None`: the Telegram door is off."""
+    telegram_mode: TelegramMode = TelegramMode.POLLING
+    telegram_bot: str | None = None
+    """The bot's username; `None`: asked of Telegram (`getMe`) as the door starts."""
 
     @property
     def database(self) -> str:

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Final, TypeVar
 
 import typer
 
-from accord.app.settings import Settings
+from accord.app.settings import Settings, TelegramMode
 from accord.cli.errors import remember_json
 from accord.discovery import Ranking
 
@@ -221,6 +221,34 @@ WebhookAllowPrivate = Annotated[
     ),
 ]
 
+TelegramToken = Annotated[
+    str | None,
+    typer.Option(
+        "--telegram-token",
+        envvar="ACCORD_TELEGRAM_TOKEN",
+        help="The bot's token from @BotFather: turns the Telegram door on (prefer the variable).",
+        show_default="none: no Telegram",
+    ),
+]
+TelegramModeOption = Annotated[
+    TelegramMode,
+    typer.Option(
+        "--telegram-mode",
+        envvar="ACCORD_TELEGRAM_MODE",
+        help="polling: one process asks Telegram; webhook: Telegram posts to /telegram/webhook "
+        "at --public-url.",
+    ),
+]
+TelegramBot = Annotated[
+    str | None,
+    typer.Option(
+        "--telegram-bot",
+        envvar="ACCORD_TELEGRAM_BOT",
+        help="The bot's username, for its t.me links.",
+        show_default="asked of Telegram at start",
+    ),
+]
+
 R = TypeVar("R")
 
 
@@ -250,6 +278,9 @@ _SETTING_OPTIONS: Final = (
     ("llm_api_key", LlmApiKey),
     ("webhook_timeout", WebhookTimeout),
     ("webhook_allow_private", WebhookAllowPrivate),
+    ("telegram_token", TelegramToken),
+    ("telegram_mode", TelegramModeOption),
+    ("telegram_bot", TelegramBot),
 )
 
 

@@ -90,6 +90,9 @@ class Invite(Described):
 
 class OwnerLink(Described):
     url: str = Field(description="A one-time link that gives the person the owner credential.")
+    telegram_url: str | None = Field(
+        None, description="The same link for the Telegram bot (when Telegram is on)."
+    )
     expires_at: str
 
 
@@ -728,4 +731,7 @@ class WebhookKeys(Described):
 class LinkCode(Described):
     code: str = Field(description="32 base64url characters; works once.")
     web_url: str = Field(description="The claim page, the code in its fragment.")
+    telegram_url: str | None = Field(
+        None, description="The bot's deep link, the code as `start` (when Telegram is on)."
+    )
     expires_at: str

@@ -374,6 +374,7 @@ class LinkCode(Model):
 
     code: str = Field(repr=False)
     web_url: str = Field(repr=False)
+    telegram_url: str | None = Field(None, repr=False)
     expires_at: datetime
 
 

@@ -519,3 +519,35 @@ links = Table(
     Column("used_by", String(16)),
     Index("links_by_negotiation", "negotiation_id"),
 )
+
+channel_bindings = Table(
+    "channel_bindings",
+    metadata,
+    Column("id", ID, primary_key=True),
+    Column("channel", String(16), nullable=False),
+    Column("chat_id", String(32), nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("negotiation_id", ID),
+    Column("party", String(16)),
+    Column("principal_id", ID),
+    Column("sealed", Text, nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Column("after", BigInteger, nullable=False),
+    Index("channel_bindings_by_chat", "channel", "chat_id"),
+)
+
+channel_unlinks = Table(
+    "channel_unlinks",
+    metadata,
+    Column("binding_id", ID, ForeignKey("channel_bindings.id"), primary_key=True),
+    Column("ended_at", TIME, nullable=False),
+    Column("reason", String(16), nullable=False),
+)
+
+channel_deliveries = Table(
+    "channel_deliveries",
+    metadata,
+    Column("binding_id", ID, ForeignKey("channel_bindings.id"), primary_key=True),
+    Column("event_id", BigInteger, primary_key=True),
+    Column("delivered_at", TIME, nullable=False),
+)

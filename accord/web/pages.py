@@ -21,7 +21,7 @@ from accord.app.root import Accord
 from accord.core.refusals import Refusal, RefusalCode, Refused
 from accord.core.statuses import STATUS_BY_CODE
 from accord.protocols.rooms.moves import ConfirmRequest, MoveRequest
-from accord.protocols.rooms.words import format_limit, format_value
+from accord.protocols.rooms.words import MOVE_WORDS, format_limit, format_value
 from accord.trust.verify import load_trusted, verify_receipt
 from accord.web import security
 from accord.web.values import control_value, parsed_terms
@@ -44,14 +44,6 @@ STATIC: Final = {
 PARTS: Final = frozenset({"status", "table", "confirmation", "history"})
 """The regions of a room's page that follow it live: each one fetched again on `changed`."""
 MAX_RECEIPT: Final = 1 << 20
-MOVE_WORDS: Final = {
-    "offer": "offered",
-    "counter": "countered",
-    "need_more_detail": "asked for more detail",
-    "approve": "approved",
-    "reject": "rejected the terms",
-    "cancel": "withdrew",
-}
 ENDINGS: Final = {"reject": "Reject the terms", "cancel": "Withdraw from the room"}
 
 

@@ -42,6 +42,9 @@ ROWS = [
     ("--llm-model", "ACCORD_LLM_MODEL", "small", "llm_model", "small"),
     ("--llm-api-key", "ACCORD_LLM_API_KEY", "sk-test", "llm_api_key", "sk-test"),
     ("--webhook-timeout", "ACCORD_WEBHOOK_TIMEOUT", "4.5", "webhook_timeout", 4.5),
+    ("--telegram-token", "ACCORD_TELEGRAM_TOKEN", "42:T", "telegram_token", "42:T"),
+    ("--telegram-mode", "ACCORD_TELEGRAM_MODE", "webhook", "telegram_mode", "webhook"),
+    ("--telegram-bot", "ACCORD_TELEGRAM_BOT", "accord_bot", "telegram_bot", "accord_bot"),
 ]  # fmt: skip
 
 

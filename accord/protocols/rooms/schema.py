@@ -116,7 +116,9 @@ FieldSpec = Annotated[
     Field(discriminator="type"),
 ]
 # The number of fields is counted apart: pydantic's max_length would hide the fields' problems.
-SUBJECT_SCHEMA: Final = TypeAdapter(Annotated[dict[FieldName, FieldSpec], Field(min_length=1)])
+SUBJECT_SCHEMA: Final[TypeAdapter[dict[str, Any]]] = TypeAdapter(
+    Annotated[dict[FieldName, FieldSpec], Field(min_length=1)]
+)
 
 _WRONG: Final = {
     "label": f"label must be a string of 1-{MAX_LABEL} characters",

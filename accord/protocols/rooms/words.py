@@ -3,9 +3,19 @@ timerange as `start → end`, bools yes/no, a limit as `at least …`, `one of �
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from accord.core.money import format_money
+
+MOVE_WORDS: Final = {
+    "offer": "offered",
+    "counter": "countered",
+    "need_more_detail": "asked for more detail",
+    "approve": "approved",
+    "reject": "rejected the terms",
+    "cancel": "withdrew",
+}
+"""What a move did, as a person says it after the seat: `opener countered`."""
 
 
 def format_value(spec: Mapping[str, Any] | None, value: Any) -> str:

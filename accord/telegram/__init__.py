@@ -1,0 +1,1 @@
+"""Telegram: a person's door (interfaces.md, Telegram), over the application layer."""

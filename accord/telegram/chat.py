@@ -1,0 +1,269 @@
+"""What a linked chat can read and do, as calls of the application layer with the credential the
+chat holds (interfaces A4). Synchronous, like the services; the bot runs each in a thread.
+
+Nothing here decides: the service refuses what the credential may not do, and its refusal's
+message is what the person reads."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from html import escape
+from typing import Any, Literal
+
+from aiogram.types import InlineKeyboardButton
+
+from accord.app.channels import Binding, Channels
+from accord.app.identity import PrincipalCaller, SeatCaller, SessionCaller
+from accord.app.root import Accord
+from accord.core.refusals import RefusalCode, Refused, refuse
+from accord.protocols.intro.moves import AnswerRequest
+from accord.protocols.intro.opportunities import DecisionInput
+from accord.protocols.rooms.moves import ConfirmRequest
+from accord.telegram import messages
+from accord.telegram.messages import ConfirmTap, DecisionTap, OptionTap, Reply
+
+JSONBody = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Tapped:
+    """A button's outcome: the short notice Telegram shows, and what the message becomes."""
+
+    notice: str
+    reply: Reply
+
+
+class Chat:
+    def __init__(self, accord: Callable[[], Accord]) -> None:
+        self._accord = accord
+
+    @property
+    def channels(self) -> Channels:
+        channels = self._accord().telegram
+        assert channels is not None, "the Telegram door runs only with a bot token"
+        return channels
+
+    @property
+    def base_url(self) -> str:
+        return self._accord().settings.base_url
+
+    # -- linking ----------------------------------------------------------------------------
+
+    def link(self, chat_id: str, code: str) -> list[Reply]:
+        """Bind the chat with the code; then what it now follows, and what waits."""
+        binding = self.channels.bind(chat_id, code)
+        what = self.describe(binding)
+        first = Reply(messages.linked(what))
+        return [first, *self.state(binding), *self.waiting(binding)]
+
+    def describe(self, binding: Binding) -> str:
+        match binding.caller:
+            case SeatCaller():
+                return str(self._room(binding)["name"])
+            case SessionCaller():
+                return "Your purchase session"
+            case PrincipalCaller():
+                return "Your principal"
+        raise AssertionError(binding.caller)
+
+    def state(self, binding: Binding) -> list[Reply]:
+        match binding.caller:
+            case SeatCaller():
+                return [messages.room(self._room(binding), self.base_url)]
+            case SessionCaller(negotiation_id=session_id):
+                url = f"{self.base_url}/sessions/{session_id}"
+                return [messages.one_line("Purchase updates come here.", url)]
+            case PrincipalCaller():
+                url = f"{self.base_url}/opportunities"
+                return [messages.one_line("Introductions and your adviser's news come here.", url)]
+        raise AssertionError(binding.caller)
+
+    def unlink_choices(self, chat_id: str) -> Reply:
+        held = self.channels.held(chat_id)
+        return messages.unlink_choices([(b.id, self.describe_safely(b)) for b in held])
+
+    def unlink(self, chat_id: str, binding_id: str) -> Tapped:
+        try:
+            binding = self.channels.unlink(chat_id, binding_id)
+        except Refused as refused:
+            return Tapped(refused.refusal.message, Reply(escape(refused.refusal.message)))
+        text = f"{self.describe_safely(binding)} is unlinked from this chat."
+        return Tapped("Unlinked.", Reply(escape(text)))
+
+    def describe_safely(self, binding: Binding) -> str:
+        """Its name, or what it is when its credential no longer opens it."""
+        try:
+            return self.describe(binding)
+        except Refused:
+            return f"{binding.caller.kind} {getattr(binding.caller, 'negotiation_id', '')}".strip()
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def rooms(self, chat_id: str) -> Reply:
+        lines = []
+        for binding in self.channels.held(chat_id):
+            if isinstance(binding.caller, SeatCaller):
+                room = self._room(binding)
+                line = f"<b>{escape(room['name'])}</b>: {messages.room_state(room)}"
+                if room.get("deadline"):
+                    line += f" Deadline {escape(room['deadline'])}."
+                lines.append(line)
+        if not lines:
+            return Reply("This chat follows no room. Link one from its page: Connect Telegram.")
+        return Reply("\n".join(lines))
+
+    def pending(self, chat_id: str) -> list[Reply]:
+        replies = [r for b in self.channels.held(chat_id) for r in self.waiting(b)]
+        return replies or [Reply("Nothing waits for you.")]
+
+    def waiting(self, binding: Binding) -> list[Reply]:
+        """Every confirmation and decision waiting for the person, with its buttons."""
+        accord = self._accord()
+        match binding.caller:
+            case SeatCaller(negotiation_id=room_id):
+                room = self._room(binding)
+                asked = accord.rooms.pending(binding.token, room_id)["confirmations"]
+                return [messages.confirmation(room, one) for one in asked]
+            case PrincipalCaller():
+                caller = self._principal(binding)
+                found = accord.opportunities.list_seated(caller, "pending", None)
+                replies = []
+                for opp in found["opportunities"]:
+                    if opp["decisions"]["yours"] is None:
+                        whole = accord.opportunities.get(caller, opp["opportunity_id"])
+                        replies.append(messages.opportunity(whole, self.base_url))
+                    replies += self._questions(caller, opp["opportunity_id"], None)
+                return replies
+        return []
+
+    def web(self, chat_id: str) -> Reply:
+        """A one-time link per credential the chat holds, to open it in a browser."""
+        rows = []
+        for binding in self.channels.held(chat_id):
+            made = self._accord().links.mint(binding.token)
+            rows.append([InlineKeyboardButton(
+                text=f"Open {self.describe_safely(binding)}", url=made["web_url"]
+            )])  # fmt: skip
+        if not rows:
+            return Reply("This chat follows nothing yet.")
+        return Reply("Each link opens once, within the hour; keep them to yourself.", rows)
+
+    # -- buttons -----------------------------------------------------------------------------
+
+    def confirm(self, chat_id: str, tap: ConfirmTap) -> Tapped:
+        binding = self.channels.holding(chat_id, tap.room_id)
+        decision: Literal["confirm", "decline"] = "confirm" if tap.answer == "y" else "decline"
+        try:
+            answered = self._accord().rooms.confirm(
+                binding.token, tap.room_id, tap.confirmation_id, ConfirmRequest(decision=decision)
+            )
+        except Refused as refused:
+            room = self._room(binding)
+            heading = f"This cannot be done now: {escape(refused.refusal.message)}"
+            reply = messages.room(room, self.base_url, heading=heading)
+            return Tapped(refused.refusal.message, reply)
+        said = "✅ You confirmed." if decision == "confirm" else "✖ You declined."
+        room = answered["room"]
+        return Tapped(said, messages.room(room, self.base_url, heading=said))
+
+    def decide(self, chat_id: str, tap: DecisionTap) -> Tapped:
+        binding = self.channels.holding_principal(chat_id)
+        caller = self._principal(binding)
+        status = "accepted" if tap.answer == "a" else "rejected"
+        service = self._accord().opportunities
+        try:
+            service.decide(caller, tap.opportunity_id, DecisionInput(status=status))
+        except Refused as refused:
+            whole = service.get(caller, tap.opportunity_id)
+            return Tapped(refused.refusal.message, messages.opportunity(whole, self.base_url))
+        said = "You accepted the introduction." if status == "accepted" else "You passed."
+        url = f"{self.base_url}/opportunities/{tap.opportunity_id}"
+        return Tapped(said, messages.one_line(said, url))
+
+    def answer(self, chat_id: str, tap: OptionTap) -> Tapped:
+        binding = self.channels.holding_principal(chat_id)
+        caller = self._principal(binding)
+        service = self._accord().opportunities
+        asked = {
+            q["question_id"]: q for q in service.questions(caller, tap.opportunity_id)["questions"]
+        }
+        question = asked.get(tap.question_id)
+        options = (question or {}).get("options") or []
+        try:
+            if question is None or not 0 <= tap.option < len(options):
+                raise refuse(RefusalCode.NOT_FOUND, "Your agent asked no such question.")
+            chosen = options[tap.option]
+            body = AnswerRequest(answer=chosen)
+            service.answer(caller, tap.opportunity_id, tap.question_id, body)
+        except Refused as refused:
+            url = f"{self.base_url}/opportunities/{tap.opportunity_id}"
+            return Tapped(refused.refusal.message, messages.one_line(
+                escape(refused.refusal.message), url
+            ))  # fmt: skip
+        said = f"You answered: {chosen}"
+        url = f"{self.base_url}/opportunities/{tap.opportunity_id}"
+        return Tapped(said, messages.one_line(escape(said), url))
+
+    # -- notifications -----------------------------------------------------------------------
+
+    def notification(self, binding: Binding, kind: str, event: JSONBody) -> list[Reply]:
+        """What the chat is told of one event of its audience (nothing for most)."""
+        if kind == "envelope":
+            if isinstance(binding.caller, SessionCaller):
+                found = messages.session_event(
+                    event.get("type", ""), binding.caller.negotiation_id, self.base_url
+                )
+                return [found] if found else []
+            return []
+        kind = event.get("type", "")
+        match binding.caller:
+            case SeatCaller(negotiation_id=room_id):
+                if kind == "confirmation_needed":
+                    asked = self._accord().rooms.pending(binding.token, room_id)["confirmations"]
+                    room = self._room(binding)
+                    return [
+                        messages.confirmation(room, one)
+                        for one in asked
+                        if one["id"] == event.get("confirmation_id")
+                    ]
+                if kind in messages.ROOM_EVENTS:
+                    return [messages.room_event(event, self._room(binding), self.base_url)]
+            case PrincipalCaller():
+                return self._principal_notification(binding, kind, event)
+        return []
+
+    def _principal_notification(self, binding: Binding, kind: str, event: JSONBody) -> list[Reply]:
+        if kind.startswith("adviser."):
+            found = messages.adviser_event(event, self.base_url)
+            return [found] if found else []
+        caller = self._principal(binding)
+        service = self._accord().opportunities
+        if kind == "opportunity.changed" and event.get("status") == "pending":
+            whole = service.get(caller, event["opportunity_id"])
+            if whole["opportunity"]["status"] == "pending":
+                return [messages.opportunity(whole, self.base_url)]
+        if kind == "questions.asked":
+            return self._questions(caller, event["opportunity_id"], event.get("question_ids"))
+        return []
+
+    def _questions(
+        self, caller: PrincipalCaller, opportunity_id: str, ids: list[str] | None
+    ) -> list[Reply]:
+        found = self._accord().opportunities.questions(caller, opportunity_id)["questions"]
+        return [
+            messages.question(opportunity_id, q, self.base_url)
+            for q in found
+            if q["status"] == "open" and (ids is None or q["question_id"] in ids)
+        ]
+
+    # -- the credential's own views ---------------------------------------------------------------
+
+    def _room(self, binding: Binding) -> JSONBody:
+        assert isinstance(binding.caller, SeatCaller)
+        return self._accord().rooms.show(binding.token, binding.caller.negotiation_id)
+
+    def _principal(self, binding: Binding) -> PrincipalCaller:
+        """The principal as its key resolves now (a replaced key opens nothing)."""
+        caller = self._accord().doors.identify(binding.token)
+        if not isinstance(caller, PrincipalCaller):
+            raise refuse(RefusalCode.UNAUTHENTICATED, "This link no longer opens anything.")
+        return caller
