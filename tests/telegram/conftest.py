@@ -48,6 +48,14 @@ class Telegram:
         code = self.accord.links.mint(token)["code"]
         await self.feed(person.says(f"/start {code}"))
 
+    async def tell(self) -> int:
+        """One round of notifications after the test's commits. On PostgreSQL the database
+        announces commits to the process's listener, which these tests do not run, so the
+        round looks at every binding."""
+        if self.accord.notifier.database_notifies:
+            self.notifications.heard(None)
+        return await self.notifications.round()
+
     def texts(self, chat_id: int) -> list[str]:
         return [m.text for m in self.session.sent(chat_id)]
 

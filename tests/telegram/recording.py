@@ -3,6 +3,7 @@
 Answers go through aiogram's `check_response`, so a scripted failure raises the exception the
 real API's answer would."""
 
+import asyncio
 import itertools
 import json
 from collections import deque
@@ -15,6 +16,7 @@ from aiogram.methods import (
     AnswerCallbackQuery,
     EditMessageText,
     GetMe,
+    GetUpdates,
     SendMessage,
     TelegramMethod,
 )
@@ -41,11 +43,19 @@ class RecordingSession(BaseSession):
         self.requests: list[TelegramMethod[Any]] = []
         self.failures: deque[tuple[int, str, dict[str, Any]]] = deque()
         """Answers for the next `sendMessage` calls, before any success."""
+        self.updates: deque[dict[str, Any]] = deque()
+        """What the next `getUpdates` returns (polling mode)."""
         self._ids = itertools.count(1000)
 
     async def make_request(
         self, bot: Bot, method: TelegramMethod[TelegramType], timeout: int | None = None
     ) -> TelegramType:
+        if isinstance(method, GetUpdates):  # a long poll: waits a little, then what came
+            await asyncio.sleep(0.05)
+            updates = list(self.updates)
+            self.updates.clear()
+            response = self.check_response(bot, method, 200, json.dumps({"ok": True, "result": updates}))
+            return response.result  # type: ignore[return-value]
         self.requests.append(method)
         if isinstance(method, SendMessage) and self.failures:
             status, description, parameters = self.failures.popleft()

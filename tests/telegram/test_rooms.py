@@ -73,7 +73,7 @@ async def test_the_owner_is_told_confirms_by_tap_and_sees_the_agreement(
     telegram.session.clear()
 
     move(accord, room.joiner_seat, room, type="counter", terms=terms(13000), message="<b>firm</b>")
-    assert await telegram.notifications.round() >= 1
+    assert await telegram.tell() >= 1
     told = telegram.texts(ANN.chat_id)
     assert len(told) == 1
     assert "They countered." in told[0] and "&lt;b&gt;firm&lt;/b&gt;" in told[0]
@@ -83,7 +83,7 @@ async def test_the_owner_is_told_confirms_by_tap_and_sees_the_agreement(
     hash_ = accord.rooms.show(room.opener_owner, room.room_id)["table"]["subject_hash"]
     asked = move(accord, room.opener_seat, room, type="approve", subject_hash=hash_)
     assert asked["room"]["pending_confirmation"]["id"] == asked["confirmation"]["id"]
-    await telegram.notifications.round()
+    await telegram.tell()
     confirmation = telegram.texts(ANN.chat_id)[-1]
     assert "your agent asks you to confirm. It would approve these terms." in confirmation
     yes, no = _buttons(telegram, ANN.chat_id)[0]
@@ -102,8 +102,8 @@ async def test_the_owner_is_told_confirms_by_tap_and_sees_the_agreement(
     # The joiner's owner approves on their own: agreed, and the chat is told once.
     table = accord.rooms.show(room.joiner_owner, room.room_id)["table"]
     move(accord, room.joiner_owner, room, type="approve", subject_hash=table["subject_hash"])
-    await telegram.notifications.round()
-    await telegram.notifications.round()
+    await telegram.tell()
+    await telegram.tell()
     agreed = [t for t in telegram.texts(ANN.chat_id) if t.startswith("🤝 Agreed.")]
     assert len(agreed) == 1 and "The room is agreed." in agreed[0]
     assert _buttons(telegram, ANN.chat_id) == [
@@ -152,13 +152,13 @@ async def test_a_chat_that_blocked_the_bot_ends_its_links_never_the_room(
     telegram.session.clear()
     telegram.session.failures.append(BLOCKED)
     move(accord, room.joiner_seat, room, type="counter", terms=terms(11000))
-    await telegram.notifications.round()
+    await telegram.tell()
     ended = accord.db.read(lambda conn: conn.execute(select(channel_unlinks)).all())
     assert [row.reason for row in ended] == ["blocked"]
     assert accord.telegram is not None and accord.telegram.held(str(ANN.chat_id)) == []
 
     move(accord, room.opener_seat, room, type="counter", terms=terms(10500))  # the room goes on
-    await telegram.notifications.round()
+    await telegram.tell()
     assert len(telegram.session.sent(ANN.chat_id)) == 1  # only the refused attempt
 
 
@@ -171,10 +171,10 @@ async def test_each_event_is_delivered_once_through_slowdowns_and_failures(
     telegram.session.clear()
     telegram.session.failures.extend([SLOW_DOWN, FLAKY])
     move(accord, room.joiner_seat, room, type="counter", terms=terms(11000))
-    assert await telegram.notifications.round() == 0  # waited once, then Telegram failed
+    assert await telegram.tell() == 0  # waited once, then Telegram failed
     assert len(telegram.session.sent(ANN.chat_id)) == 2
-    await telegram.notifications.round()  # the binding is looked at again
-    await telegram.notifications.round()
+    await telegram.tell()  # the binding is looked at again
+    await telegram.tell()
     sent = telegram.session.sent(ANN.chat_id)
     assert len(sent) == 3 and "They countered." in sent[-1].text
 
