@@ -54,8 +54,8 @@ class RecordingSession(BaseSession):
             await asyncio.sleep(0.05)
             updates = list(self.updates)
             self.updates.clear()
-            response = self.check_response(bot, method, 200, json.dumps({"ok": True, "result": updates}))
-            return response.result  # type: ignore[return-value]
+            answer = json.dumps({"ok": True, "result": updates})
+            return self.check_response(bot, method, 200, answer).result  # type: ignore[return-value]
         self.requests.append(method)
         if isinstance(method, SendMessage) and self.failures:
             status, description, parameters = self.failures.popleft()
