@@ -59,14 +59,17 @@ class RecordingSession(BaseSession):
         self.requests.append(method)
         if isinstance(method, SendMessage) and self.failures:
             status, description, parameters = self.failures.popleft()
-            content = {"ok": False, "error_code": status, "description": description}
+            content: dict[str, Any] = {
+                "ok": False,
+                "error_code": status,
+                "description": description,
+            }
             if parameters:
                 content["parameters"] = parameters
             self.check_response(bot, method, status, json.dumps(content))
             raise AssertionError("check_response raises for an error answer")
-        answer = {"ok": True, "result": self._result(method)}
-        response = self.check_response(bot, method, 200, json.dumps(answer))
-        return response.result  # type: ignore[return-value]
+        done = json.dumps({"ok": True, "result": self._result(method)})
+        return self.check_response(bot, method, 200, done).result  # type: ignore[return-value]
 
     def _result(self, method: TelegramMethod[Any]) -> Any:
         match method:
