@@ -2,19 +2,24 @@
 (`Dispatcher.feed_raw_update`) of a bot whose session records each method and answers it,
 over the real application layer and store."""
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from aiogram import Bot, Dispatcher
+from starlette.testclient import TestClient
 
 from accord.app.root import Accord
 from accord.app.settings import Settings
+from accord.http.app import create_app
 from accord.protocols.rooms.moves import JoinRequest, MoveRequest, OpenRequest
 from accord.store.database import Database
 from accord.telegram.bot import build_dispatcher, make_bot
 from accord.telegram.chat import Chat
+from accord.telegram.door import TelegramDoor
 from accord.telegram.notify import Notifications
 from tests.conftest import FakeClock
 from tests.telegram.recording import Person, RecordingSession
@@ -79,6 +84,27 @@ def telegram_settings(settings: Settings) -> Settings:
 @pytest.fixture
 def telegram(db: Database, telegram_settings: Settings, clock: FakeClock) -> Iterator[Telegram]:
     yield telegram_for(Accord(telegram_settings, clock=clock, db=db))
+
+
+@contextmanager
+def served(settings: Settings, clock: FakeClock) -> Iterator[tuple[TestClient, RecordingSession]]:
+    session = RecordingSession()
+
+    def door(accord: Callable[[], Accord]) -> TelegramDoor:
+        return TelegramDoor(accord, settings, session=session)
+
+    app = create_app(settings, clock=clock, doors=(door,))
+    with TestClient(app, base_url=settings.base_url) as client:
+        yield client, session
+
+
+def eventually(check: Callable[[], Any], seconds: float = 10.0) -> Any:
+    deadline = time.monotonic() + seconds
+    while True:
+        found = check()
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
 
 
 @dataclass

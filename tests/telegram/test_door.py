@@ -2,46 +2,21 @@
 t.me address, takes updates by long polling or at `/telegram/webhook` (only with the secret
 token it set), and sends notifications as commits happen."""
 
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from aiogram.methods import DeleteWebhook, GetMe, SetWebhook
 from starlette.testclient import TestClient
 
-from accord.app.root import Accord
 from accord.app.settings import Settings, TelegramMode
 from accord.http.app import create_app
 from accord.store.leader import leading
-from accord.telegram.door import PATH, TelegramDoor, webhook_secret
+from accord.telegram.door import PATH, webhook_secret
 from tests.conftest import FakeClock
-from tests.telegram.conftest import SCHEMA, TOKEN, terms
+from tests.telegram.conftest import SCHEMA, TOKEN, eventually, served, terms
 from tests.telegram.recording import Person, RecordingSession
 
 ANN = Person(2001)
-
-
-@contextmanager
-def served(settings: Settings, clock: FakeClock) -> Iterator[tuple[TestClient, RecordingSession]]:
-    session = RecordingSession()
-
-    def door(accord: Callable[[], Accord]) -> TelegramDoor:
-        return TelegramDoor(accord, settings, session=session)
-
-    app = create_app(settings, clock=clock, doors=(door,))
-    with TestClient(app, base_url=settings.base_url) as client:
-        yield client, session
-
-
-def _eventually(check: Callable[[], Any], seconds: float = 10.0) -> Any:
-    deadline = time.monotonic() + seconds
-    while True:
-        found = check()
-        if found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.05)
 
 
 def _opened(client: TestClient) -> dict[str, Any]:
@@ -94,7 +69,7 @@ def test_webhook_mode_takes_updates_only_with_its_secret_and_notifies(
             headers={"Authorization": f"Bearer {opened['joiner_seat']}"},
         )
         assert countered.status_code == 200, countered.text
-        told = _eventually(lambda: [t for t in _texts(session) if "They countered." in t])
+        told = eventually(lambda: [t for t in _texts(session) if "They countered." in t])
         assert len(told) == 1
 
 
@@ -105,9 +80,9 @@ def test_polling_mode_asks_telegram_and_answers(settings: Settings, clock: FakeC
         owner = {"Authorization": f"Bearer {opened['owner_token']}"}
         made = client.post("/v1/links", json={}, headers=owner).json()
         assert made["telegram_url"].startswith("https://t.me/named_bot?start=")  # the setting
-        assert _eventually(lambda: session.of(DeleteWebhook))  # polling replaces any webhook
+        assert eventually(lambda: session.of(DeleteWebhook))  # polling replaces any webhook
         session.updates.append(ANN.says(f"/start {made['code']}"))
-        linked = _eventually(lambda: _texts(session))
+        linked = eventually(lambda: _texts(session))
         assert linked and linked[0].endswith("is linked; confirmations come here.")
         assert client.post(PATH, json={}).status_code == 404  # no webhook in this mode
 
