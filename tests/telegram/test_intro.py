@@ -2,8 +2,9 @@
 Accept introduction and Pass, their agent's question with its options as buttons; a tap is
 the person's own answer, checked by the application layer."""
 
-from typing import Any
+from typing import Any, cast
 
+import httpx
 from aiogram.methods import AnswerCallbackQuery, EditMessageText
 from aiogram.types import InlineKeyboardMarkup
 
@@ -51,9 +52,10 @@ def test_a_person_accepts_an_introduction_and_answers_by_tap(
             == "Your principal is linked; confirmations come here."
         )
 
-        opportunity_id = opened(client, ada, bob)
+        api = cast(httpx.Client, client)  # a TestClient is one
+        opportunity_id = opened(api, ada, bob)
         took(
-            client, ada.agent_key, opportunity_id,
+            api, ada.agent_key, opportunity_id,
             action="propose", message="Saturday rehearsals?", expected_turn_count=0,
         )  # fmt: skip
         asked = client.post(
@@ -64,7 +66,7 @@ def test_a_person_accepts_an_introduction_and_answers_by_tap(
         )  # fmt: skip
         assert asked.status_code == 201, asked.text
         took(
-            client, bob.agent_key, opportunity_id,
+            api, bob.agent_key, opportunity_id,
             action="accept", message="Yes", expected_turn_count=1,
         )  # fmt: skip
 
