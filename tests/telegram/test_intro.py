@@ -52,7 +52,7 @@ def test_a_person_accepts_an_introduction_and_answers_by_tap(
             == "Your principal is linked; confirmations come here."
         )
 
-        api = cast(httpx.Client, client)  # a TestClient is one
+        api = cast(httpx.Client, client)  # it answers the same calls
         opportunity_id = opened(api, ada, bob)
         took(
             api, ada.agent_key, opportunity_id,
