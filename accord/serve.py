@@ -4,6 +4,7 @@ each other; this is where they meet."""
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Final
 
 from fastapi import FastAPI
 
@@ -15,6 +16,16 @@ from accord.telegram.door import TelegramDoor
 from accord.web import adviser, merchant, principal, session, start
 from accord.web import pages as web
 
+PAGES: Final = (
+    start.router,  # fixed paths (/rooms/new, /rooms/join) before /rooms/{id}
+    web.router,
+    session.router,
+    merchant.router,
+    principal.router,
+    adviser.router,
+)
+"""The person's pages."""
+
 
 def create_server(settings: Settings, *, clock: Callable[[], datetime] = utc_now) -> FastAPI:
     def mcp(accord: Callable[[], Accord]) -> McpDoor:
@@ -25,16 +36,7 @@ def create_server(settings: Settings, *, clock: Callable[[], datetime] = utc_now
 
     doors: tuple[DoorFactory, ...] = (mcp, telegram) if settings.telegram_token else (mcp,)
 
-    # The person's pages: fixed paths (/rooms/new, /rooms/join) before /rooms/{id}.
-    pages = (
-        start.router,
-        web.router,
-        session.router,
-        merchant.router,
-        principal.router,
-        adviser.router,
-    )
-    return create_app(settings, clock=clock, doors=doors, pages=pages)
+    return create_app(settings, clock=clock, doors=doors, pages=PAGES)
 
 
 def from_environment() -> FastAPI:

@@ -387,13 +387,16 @@ def confirm(
 @room_options()
 def link(room_id: RoomId, *, options: RoomOptions) -> None:
     """A one-time link that opens the room in a browser as its owner (an hour): for your
-    other device, or a browser you did not open the room in."""
+    other device, a browser you did not open the room in, or the Telegram bot."""
     with options.seat(room_id) as seat:
         made = seat.link()
     if options.as_json:
         print_json(made.to_json())
         return
     out.print(made.web_url, soft_wrap=True, markup=False)
+    if made.telegram_url:
+        err.print("Or link Telegram with it (the bot then asks you to confirm):")
+        out.print(made.telegram_url, soft_wrap=True, markup=False)
     err.print(f"Open it once, before {made.expires_at:%Y-%m-%d %H:%M} UTC; keep it to yourself.")
 
 

@@ -185,6 +185,7 @@ def room_page(
         ending=ending,
         endings=ENDINGS,
         link=link,
+        telegram=_accord(request).links.telegram_bot is not None,
         redemptions=[  # this seat's own links only: the other side's are theirs
             r for r in _accord(request).links.redemptions(room_id) if r["party"] == room["seat"]
         ],
@@ -295,7 +296,8 @@ def _move_body(accord: Accord, token: str, room_id: str, form: Mapping[str, str]
 
 @router.post("/rooms/{room_id}/links", response_class=HTMLResponse)
 def open_elsewhere(request: Request, room_id: str) -> HTMLResponse:
-    """A one-time link to this room's owner credential, for another device (an hour)."""
+    """A one-time link to this room's owner credential, for another device or the Telegram
+    bot (an hour)."""
     token = _owner_token(request, room_id)
     if token is None:
         return _no_cookie()

@@ -16,6 +16,7 @@ from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.http.app import create_app
 from accord.protocols.rooms.moves import JoinRequest, MoveRequest, OpenRequest
+from accord.serve import PAGES
 from accord.store.database import Database
 from accord.telegram.bot import build_dispatcher, make_bot
 from accord.telegram.chat import Chat
@@ -93,7 +94,7 @@ def served(settings: Settings, clock: FakeClock) -> Iterator[tuple[TestClient, R
     def door(accord: Callable[[], Accord]) -> TelegramDoor:
         return TelegramDoor(accord, settings, session=session)
 
-    app = create_app(settings, clock=clock, doors=(door,))
+    app = create_app(settings, clock=clock, doors=(door,), pages=PAGES)
     with TestClient(app, base_url=settings.base_url) as client:
         yield client, session
 

@@ -2,6 +2,7 @@
 t.me address, takes updates by long polling or at `/telegram/webhook` (only with the secret
 token it set), and sends notifications as commits happen."""
 
+import re
 from typing import Any
 
 import pytest
@@ -106,3 +107,23 @@ async def test_one_process_leads(settings: Settings) -> None:
         assert second is (dialect == "sqlite")  # PostgreSQL: the lock is held
     async with leading(url, dialect, 99) as again:
         assert again is True  # released with the first
+
+
+def test_the_room_page_connects_telegram(settings: Settings, clock: FakeClock) -> None:
+    on = settings.model_copy(update={"telegram_token": TOKEN, "telegram_bot": "named_bot"})
+    origin = {"Origin": on.base_url}
+    with served(on, clock) as (client, session):
+        opened = _opened(client)
+        room_id = opened["room"]["room_id"]
+        owner = {"Authorization": f"Bearer {opened['owner_token']}"}
+        code = client.post("/v1/links", json={}, headers=owner).json()["code"]
+        claimed = client.post("/claim", data={"code": code}, headers=origin)
+        assert claimed.status_code == 200, claimed.text
+        page = client.get(f"/rooms/{room_id}").text
+        assert "Open on another device or connect Telegram" in page
+        shown = client.post(f"/rooms/{room_id}/links", headers=origin).text
+        found = re.search(r'href="https://t\.me/named_bot\?start=([A-Za-z0-9_-]{32})"', shown)
+        assert found is not None, shown
+        session.updates.append(ANN.says(f"/start {found.group(1)}"))
+        assert eventually(lambda: _texts(session))
+        assert eventually(lambda: "in Telegram</li>" in client.get(f"/rooms/{room_id}").text)
