@@ -66,11 +66,8 @@ class TelegramDoor:
         assert channels is not None
         self.notifications = Notifications(self.chat, self.bot, lambda: channels)
         accord.notifier.subscribe(self.notifications.heard)
-        await self._name_the_bot()
-        if self._settings.telegram_mode is TelegramMode.WEBHOOK:
-            await self._set_webhook()
         stop = asyncio.Event()
-        task = asyncio.create_task(self._lead(stop), name="accord-telegram")
+        task = asyncio.create_task(self._start(stop), name="accord-telegram")
         try:
             yield
         finally:
@@ -80,8 +77,17 @@ class TelegramDoor:
                 await asyncio.wait_for(task, 10)
             await self.bot.session.close()
 
+    async def _start(self, stop: asyncio.Event) -> None:
+        """In the background, so that a slow Telegram never holds up the server's start: the
+        bot's name, its webhook, then leading."""
+        await self._name_the_bot()
+        if self._settings.telegram_mode is TelegramMode.WEBHOOK:
+            await self._set_webhook()
+        await self._lead(stop)
+
     async def _name_the_bot(self) -> None:
-        """The username for t.me links: the setting, or Telegram's `getMe`."""
+        """The username for t.me links: the setting, or Telegram's `getMe` (asked again while
+        leading, until it answers)."""
         links = self._accord().links
         if self._settings.telegram_bot:
             links.telegram_bot = self._settings.telegram_bot
@@ -89,7 +95,7 @@ class TelegramDoor:
         try:
             me = await self.bot.get_me()
         except TelegramAPIError as failure:
-            log.warning("telegram getMe failed (%s); links carry no t.me address", failure)
+            log.warning("telegram getMe failed (%s); links carry no t.me address yet", failure)
             return
         links.telegram_bot = me.username
 
@@ -107,6 +113,8 @@ class TelegramDoor:
         """Try to lead until stopped; the leader polls (in polling mode) and notifies."""
         accord = self._accord()
         while not stop.is_set():
+            if accord.links.telegram_bot is None:
+                await self._name_the_bot()
             async with leading(accord.db.url, accord.db.dialect, LOCK_KEY) as leads:
                 if leads:
                     await self._serve(stop)

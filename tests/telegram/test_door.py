@@ -41,7 +41,7 @@ def test_webhook_mode_takes_updates_only_with_its_secret_and_notifies(
         update={"telegram_token": TOKEN, "telegram_mode": TelegramMode.WEBHOOK}
     )
     with served(on, clock) as (client, session):
-        (hook,) = session.of(SetWebhook)
+        (hook,) = eventually(lambda: session.of(SetWebhook))
         assert hook.url == f"{on.base_url}{PATH}"
         assert hook.secret_token == webhook_secret(TOKEN) and TOKEN not in hook.secret_token
         assert session.of(GetMe)
