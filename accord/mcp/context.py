@@ -2,7 +2,7 @@
 the connection's bearer, read from the request's `Authorization` over HTTP or given once for a
 process over stdio."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from mcp.server.mcpserver import Context
@@ -20,7 +20,11 @@ class Door:
     request's own `Authorization` is read instead."""
 
     def bearer(self, ctx: Context) -> str | None:
-        headers = ctx.headers
+        return self.bearer_of(ctx.request_context.request)
+
+    def bearer_of(self, request: object) -> str | None:
+        """The bearer of a request as a transport carries it (no headers: the process's)."""
+        headers: Mapping[str, str] | None = getattr(request, "headers", None)
         if headers is None:
             return self.token
         scheme, _, token = (headers.get("authorization") or "").partition(" ")

@@ -10,6 +10,7 @@ from pydantic import Field
 from accord.app.events import Level, PrincipalAudience
 from accord.app.identity import PrincipalCaller
 from accord.core.refusals import RefusalCode, refuse
+from accord.mcp.common import read
 from accord.mcp.context import Door
 from accord.mcp.hints import ONCE_OPEN, PRIVATE, READ, WRITE
 from accord.mcp.results import JSONBody, answer, attempt, members, parsed
@@ -191,3 +192,11 @@ def install(server: MCPServer, door: Door) -> None:
             return adviser.version(caller, case_id, version)
 
         return await answer(call)
+
+    @server.resource("accord://opportunities/{opportunity_id}", mime_type="application/json")
+    async def opportunity_resource(opportunity_id: str, ctx: Context) -> str:
+        return await read(lambda: door.accord().opportunities.get(principal(ctx), opportunity_id))
+
+    @server.resource("accord://adviser/cases/{case_id}", mime_type="application/json")
+    async def case_resource(case_id: str, ctx: Context) -> str:
+        return await read(lambda: door.accord().adviser.get(principal(ctx), case_id))

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mcp.server.mcpserver import MCPServer
+from mcp_types import SubscriptionsListenRequestParams
 
 from accord import __version__
 from accord.app.identity import (
@@ -19,6 +20,7 @@ from accord.app.identity import (
 from accord.app.root import Accord
 from accord.mcp import common, principal, rooms, shop
 from accord.mcp.context import Door
+from accord.mcp.subscriptions import Listen
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,12 @@ def build(accord: Callable[[], Accord], *, token: str | None = None) -> Servers:
             website_url=None,
         )
         common.install(made, door, tables=tables)
+        # MCPServer serves listen streams from an in-process bus it publishes to; Accord's
+        # follow the bearer's own audience instead, so its handler takes the method's place
+        # (the lowlevel server's documented way: `add_request_handler`).
+        made._lowlevel_server.add_request_handler(
+            "subscriptions/listen", SubscriptionsListenRequestParams, Listen(door)
+        )
         return made
 
     rooms_server = server("rooms", ("rooms",))
