@@ -1,7 +1,8 @@
 """A principal's pages (interfaces.md, Web pages): sign in with the owner key; the
 opportunities in words, the other side layer by layer (a closed layer shows only what opens
 it, never why a check failed), the agents' turns quoted as data, the person's own decision
-(Accept introduction or Pass) and the answers to their agent's questions."""
+(Accept introduction or Pass), the answers to their agent's questions, and each intent's chat
+with the agent that works it."""
 
 from collections.abc import Callable
 from typing import Annotated, Any, Final, TypeVar
@@ -11,6 +12,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from accord.app.identity import PrincipalCaller
 from accord.core.refusals import Refusal, RefusalCode, Refused
+from accord.protocols.intro.intents import ChatInput
 from accord.protocols.intro.moves import AnswerRequest
 from accord.protocols.intro.opportunities import DecisionInput
 from accord.web import security
@@ -179,4 +181,47 @@ def answer(
         lambda caller: _accord(request).opportunities.answer(
             caller, opportunity_id, question_id, body
         ),
+    )
+
+
+def _chat_page(
+    request: Request,
+    intent_id: str,
+    *,
+    status: int = 200,
+    error: dict[str, Any] | None = None,
+) -> HTMLResponse:
+    def read(caller: PrincipalCaller) -> dict[str, Any]:
+        intents = _accord(request).intents
+        return {**intents.get(caller, intent_id), **intents.messages(caller, intent_id, None)}
+
+    found = _read(request, read)
+    if isinstance(found, HTMLResponse):
+        return found
+    return page(
+        "chat.html",
+        status=status,
+        credentialed=True,
+        intent=found["intent"],
+        messages=found["messages"],
+        error=error,
+    )
+
+
+@router.get("/intents/{intent_id}/chat", response_class=HTMLResponse)
+def chat(request: Request, intent_id: str) -> HTMLResponse:
+    return _chat_page(request, intent_id)
+
+
+@router.post("/intents/{intent_id}/chat")
+def chat_post(
+    request: Request, intent_id: str, message: Annotated[str, Form(max_length=4000)] = ""
+) -> Response:
+    body = ChatInput(message=message)
+    return write(
+        request,
+        f"/intents/{intent_id}/chat",
+        lambda caller: _accord(request).intents.post_message(caller, intent_id, body),
+        _chat_page,
+        intent_id,
     )

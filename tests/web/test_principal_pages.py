@@ -9,7 +9,7 @@ import httpx
 from accord.app.principals import Principals
 from accord.store.database import Database
 from tests.conftest import LiveServer
-from tests.intro.conftest import key
+from tests.intro.conftest import key, post_intent
 from tests.intro.test_turns_http import opened, took
 from tests.principals.conftest import Principal
 
@@ -70,3 +70,31 @@ def test_a_person_reads_an_introduction_answers_and_decides(server: LiveServer) 
         stranger.cookies.set("acc_principal", bob.owner_key)
         theirs = stranger.get(f"/opportunities/{opportunity_id}")
         assert theirs.status_code == 200 and "Your decision: not yet." in theirs.text
+
+
+def test_a_person_talks_to_their_agent_in_an_intents_chat(server: LiveServer) -> None:
+    ada, bob = _principal(server, "ada-chat"), _principal(server, "bob-chat")
+    with server.client() as api:
+        intent_id = post_intent(api, ada, "A cellist for a quartet in Lyon")["intent_id"]
+        theirs = post_intent(api, bob, "A quartet in Lyon")["intent_id"]
+        said = api.post(
+            f"/api/intents/{intent_id}/chat",
+            json={"message": "Found two <b>quartets</b>"},
+            headers=key(ada.agent_key),
+        )
+        assert said.status_code == 201, said.text
+    with httpx.Client(base_url=server.url, headers={"Origin": server.url}, timeout=30) as person:
+        assert person.get(f"/intents/{intent_id}/chat").status_code == 401  # not signed in
+        person.post("/login", data={"secret": ada.owner_key})
+        page = person.get(f"/intents/{intent_id}/chat").text
+        assert "Your agent</strong>" in page and "Found two &lt;b&gt;quartets&lt;/b&gt;" in page
+        sent = person.post(f"/intents/{intent_id}/chat", data={"message": "Saturdays only"})
+        assert sent.status_code == 303 and sent.headers["location"] == f"/intents/{intent_id}/chat"
+        page = person.get(f"/intents/{intent_id}/chat").text
+        assert "You</strong>" in page and "Saturdays only" in page
+        empty = person.post(f"/intents/{intent_id}/chat", data={"message": ""})
+        assert empty.status_code == 400 and "error-summary" in empty.text
+        assert person.get(f"/intents/{theirs}/chat").status_code == 404  # not hers
+    with server.client() as api:
+        listed = api.get(f"/api/intents/{intent_id}/chat", headers=key(ada.owner_key)).json()
+        assert [m["author"] for m in listed["messages"]] == ["agent", "owner"]
