@@ -1,18 +1,21 @@
 """A principal's adviser cases for the person (interfaces.md, Web pages): the case as its
 one-page brief (lifecycle, objective, BATNA, topics with targets and minimums, the last deal
-review), the open questions as forms of their kind with what each decides, and the unseen
-material changes to mark seen."""
+review), the open questions as forms of their kind with what each decides, the unseen
+material changes to mark seen, and an offer to review: the eight tests, the recommendation, and
+accepting against it only with a reason."""
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, Response
 
-from accord.adviser.requests import AnswerInput
+from accord.adviser.requests import AnswerInput, OverrideInput, ReviewInput
+from accord.adviser.review import Offer
 from accord.app.identity import PrincipalCaller
 from accord.web import principal
 from accord.web.pages import _accord, page
+from accord.web.values import checked
 
 router = APIRouter(include_in_schema=False)
 
@@ -68,8 +71,55 @@ async def answer(request: Request, case_id: str) -> Response:
         value = raw == "true"
     elif kind == "list":
         value = [line.strip() for line in raw.splitlines() if line.strip()]
-    body = AnswerInput(question_id=fields.get("question_id", ""), answer=value)
-    return _write(request, case_id, lambda c: _accord(request).adviser.answer(c, case_id, body))
+
+    def answer(caller: PrincipalCaller) -> Any:
+        body = checked(AnswerInput, question_id=fields.get("question_id", ""), answer=value)
+        return _accord(request).adviser.answer(caller, case_id, body)
+
+    return _write(request, case_id, answer)
+
+
+@router.post("/adviser/cases/{case_id}/deal-review")
+async def review(request: Request, case_id: str) -> Response:
+    """An offer from the form (a value per topic, its text, its conditions one per line)
+    reviewed by F08; the case page then shows the eight tests and the recommendation."""
+    async with request.form() as form:
+        fields = {name: str(value) for name, value in form.items()}
+    terms = {
+        name.removeprefix("term."): value.strip()
+        for name, value in fields.items()
+        if name.startswith("term.") and value.strip()
+    }
+    text = fields.get("text", "").strip() or None
+    lines = fields.get("conditions", "").splitlines()
+    conditions = [line.strip() for line in lines if line.strip()]
+
+    def reviewed(caller: PrincipalCaller) -> Any:
+        offer = checked(Offer, terms=terms, text=text, conditions=conditions)
+        return _accord(request).adviser.review(caller, case_id, ReviewInput(offer=offer))
+
+    return _write(request, case_id, reviewed)
+
+
+@router.post("/adviser/cases/{case_id}/deal-review/override")
+def override(
+    request: Request,
+    case_id: str,
+    reason: Annotated[str, Form(max_length=2000)] = "",
+    new_evidence: Annotated[str, Form(max_length=4000)] = "",
+) -> Response:
+    """Accepting against the review's recommendation: only with a reason, on the record."""
+
+    def overridden(caller: PrincipalCaller) -> Any:
+        body = checked(
+            OverrideInput,
+            decision="accept",
+            reason=reason.strip(),
+            new_evidence=new_evidence.strip() or None,
+        )
+        return _accord(request).adviser.override(caller, case_id, body)
+
+    return _write(request, case_id, overridden)
 
 
 @router.post("/adviser/cases/{case_id}/material-changes/{change_id}/seen")

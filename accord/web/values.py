@@ -1,12 +1,16 @@
 """A room's terms as form controls and back: each schema field's value as the text a control
 shows, and a submitted form's texts as terms the protocol then checks (a text that is not a
-value of its type is named here, beside its field)."""
+value of its type is named here, beside its field); and any form's values as the strict body a
+service takes."""
 
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from accord.core.money import currency_exponent
+from accord.core.refusals import RefusalCode, refuse
 
 JSON = Any
 
@@ -145,3 +149,21 @@ def parsed_schema(form: Mapping[str, str]) -> tuple[dict[str, JSON], dict[str, s
     if not schema and not problems:
         problems["subject_schema"] = "name at least one field"
     return schema, problems
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def checked(model: type[M], **values: Any) -> M:
+    """A form's values as the body a service takes; what does not fit is `invalid_request`
+    with a message per field, as the API's refusal says it (never a server error)."""
+    try:
+        return model(**values)
+    except ValidationError as invalid:
+        fields = {
+            ".".join(str(part) for part in error["loc"]) or "form": error["msg"]
+            for error in invalid.errors()
+        }
+        raise refuse(
+            RefusalCode.INVALID_REQUEST, "Fix the form: see what is wrong below.", fields=fields
+        ) from None

@@ -5,6 +5,7 @@ import re
 
 import httpx
 
+from tests.adviser.test_cases_http import SALARY, add, open_case, send
 from tests.conftest import LiveServer
 from tests.intro.conftest import key
 from tests.web.test_principal_pages import _principal
@@ -56,3 +57,54 @@ def test_a_person_answers_the_case_questions_and_marks_changes_seen(server: Live
             data={"question_id": "Q-none", "kind": "text", "answer": "x"},
         )
         assert refused.status_code in (404, 409) and "error-summary" in refused.text
+
+
+def test_a_person_reviews_an_offer_and_accepts_against_it_only_with_a_reason(
+    server: LiveServer,
+) -> None:
+    kim = _principal(server, "kim-review")
+    with server.client() as api:
+        case_id = open_case(api, kim)["case_id"]
+        patched = send(
+            api, kim, case_id, 1,
+            add("t", "/topics_targets_tradeoffs/topics/-", SALARY),
+            add("b", "/alternatives/user/batna/value", "USD 125,000.00"),
+        )  # fmt: skip
+        assert patched.status_code == 200, patched.text
+    with httpx.Client(base_url=server.url, headers={"Origin": server.url}, timeout=30) as kim_web:
+        kim_web.post("/login", data={"secret": kim.owner_key})
+        page = kim_web.get(f"/adviser/cases/{case_id}").text
+        assert 'name="term.topic-1"' in page and "Review this offer" in page
+        assert "Accept against the review" not in page  # nothing reviewed yet
+        nothing = kim_web.post(f"/adviser/cases/{case_id}/deal-review", data={})
+        assert nothing.status_code == 400 and "error-summary" in nothing.text
+        reviewed = kim_web.post(
+            f"/adviser/cases/{case_id}/deal-review",
+            data={"term.topic-1": "USD 120,000.00", "text": "120k <b>flat</b>"},
+        )
+        assert reviewed.status_code == 303, reviewed.text
+        page = kim_web.get(f"/adviser/cases/{case_id}").text
+        assert "The review recommends: Reject it." in page
+        assert "Is it better than your best alternative?</th><td>fail</td>" in page
+        without = kim_web.post(f"/adviser/cases/{case_id}/deal-review/override", data={})
+        assert without.status_code == 400 and "error-summary" in without.text
+        accepted = kim_web.post(
+            f"/adviser/cases/{case_id}/deal-review/override",
+            data={"reason": "A sign-on bonus makes up the gap"},
+        )
+        assert accepted.status_code == 303, accepted.text
+        page = kim_web.get(f"/adviser/cases/{case_id}").text
+        assert "You accepted against the review: <q>A sign-on bonus makes up the gap</q>" in page
+    with server.client() as api:
+        state = api.get(f"/v1/adviser/cases/{case_id}", headers=key(kim.owner_key)).json()
+        assert state["state"]["deal_review"]["override"]["occurred"] is True
+
+
+def test_a_malformed_answer_form_is_a_refusal_not_a_server_error(server: LiveServer) -> None:
+    kim = _principal(server, "kim-form")
+    with server.client() as api:
+        case_id = open_case(api, kim)["case_id"]
+    with httpx.Client(base_url=server.url, headers={"Origin": server.url}, timeout=30) as kim_web:
+        kim_web.post("/login", data={"secret": kim.owner_key})
+        empty = kim_web.post(f"/adviser/cases/{case_id}/answers", data={"answer": "x"})
+        assert empty.status_code == 400 and "error-summary" in empty.text

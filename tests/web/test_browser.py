@@ -205,6 +205,12 @@ def test_the_principal_pages_are_accessible(server: LiveServer, browser: Any) ->
         case = api.post(
             "/v1/adviser/cases", json={"title": "Salary"}, headers=key(ada.owner_key)
         ).json()
+        reviewed = api.post(  # the page then shows the eight tests and the override form
+            f"/v1/adviser/cases/{case['case_id']}/deal-review",
+            json={"offer": {"terms": {}, "text": "120k, start in March"}},
+            headers=key(ada.owner_key),
+        )
+        assert reviewed.status_code == 200, reviewed.text
     person = browser.new_context().new_page()
     person.goto(f"{server.url}/login")
     person.fill("#field-secret", ada.owner_key)
