@@ -13,7 +13,8 @@ from fastapi.responses import HTMLResponse, Response
 from accord.adviser.requests import AnswerInput, OverrideInput, ReviewInput
 from accord.adviser.review import Offer
 from accord.app.identity import PrincipalCaller
-from accord.web import principal
+from accord.store.events import EventRow
+from accord.web import live, principal
 from accord.web.pages import _accord, page
 from accord.web.values import checked
 
@@ -125,3 +126,12 @@ def override(
 @router.post("/adviser/cases/{case_id}/material-changes/{change_id}/seen")
 def seen(request: Request, case_id: str, change_id: str) -> Response:
     return _write(request, case_id, lambda c: _accord(request).adviser.seen(c, case_id, change_id))
+
+
+@router.get("/adviser/cases/{case_id}/events")
+async def case_events(request: Request, case_id: str) -> Response:
+    def read(caller: PrincipalCaller) -> Callable[[EventRow], bool]:
+        _accord(request).adviser.get(caller, case_id)
+        return live.about("case_id", case_id)
+
+    return await principal.follow(request, read)

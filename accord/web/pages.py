@@ -5,14 +5,13 @@ with POST-redirect-GET; a refused form comes back with its entries and an error 
 import asyncio
 import json
 import secrets
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from importlib.resources import files
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
-from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from accord import __version__
 from accord.app.events import SeatAudience
@@ -23,7 +22,7 @@ from accord.core.statuses import STATUS_BY_CODE
 from accord.protocols.rooms.moves import ConfirmRequest, MoveRequest
 from accord.protocols.rooms.words import MOVE_WORDS, format_limit, format_value
 from accord.trust.verify import load_trusted, verify_receipt
-from accord.web import security
+from accord.web import live, security
 from accord.web.values import control_value, parsed_terms
 
 router = APIRouter(include_in_schema=False)
@@ -229,13 +228,7 @@ async def room_events(request: Request, room_id: str) -> Response:
         after = await asyncio.to_thread(accord.events.last_id)
     except Refused as refused:
         return Response(status_code=_status(refused.refusal), headers=security.CREDENTIALED)
-    audience = SeatAudience.of(access)
-
-    async def frames() -> AsyncIterator[ServerSentEvent]:
-        async for row in accord.events.follow(audience, after):
-            yield ServerSentEvent(row.kind, event="changed", id=str(row.id))
-
-    return EventSourceResponse(frames(), headers={"Cache-Control": "no-store"}, ping=15)
+    return live.changes(accord.events, SeatAudience.of(access), after)
 
 
 @router.get("/rooms/{room_id}/end", response_class=HTMLResponse)

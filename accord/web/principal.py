@@ -4,18 +4,21 @@ it, never why a check failed), the agents' turns quoted as data, the person's ow
 (Accept introduction or Pass), the answers to their agent's questions, and each intent's chat
 with the agent that works it."""
 
+import asyncio
 from collections.abc import Callable
 from typing import Annotated, Any, Final, TypeVar
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from accord.app.events import PrincipalAudience
 from accord.app.identity import PrincipalCaller
 from accord.core.refusals import Refusal, RefusalCode, Refused
 from accord.protocols.intro.intents import ChatInput
 from accord.protocols.intro.moves import AnswerRequest
 from accord.protocols.intro.opportunities import DecisionInput
-from accord.web import security
+from accord.store.events import EventRow
+from accord.web import live, security
 from accord.web.pages import _accord, _refusal, _status, page
 
 router = APIRouter(include_in_schema=False)
@@ -225,3 +228,34 @@ def chat_post(
         _chat_page,
         intent_id,
     )
+
+
+async def follow(
+    request: Request, read: Callable[[PrincipalCaller], Callable[[EventRow], bool]]
+) -> Response:
+    """`changed` for the owner's events that concern the page (`read` checks the page may be
+    shown, and says which events concern it)."""
+    key = _key(request)
+    if key is None:
+        return Response(status_code=401, headers=security.CREDENTIALED)
+    accord = _accord(request)
+
+    def start() -> tuple[PrincipalCaller, Callable[[EventRow], bool], int]:
+        caller = _caller(request, key)
+        return caller, read(caller), accord.events.last_id()
+
+    try:
+        caller, concerns, after = await asyncio.to_thread(start)
+    except Refused as refused:
+        return Response(status_code=_status(refused.refusal), headers=security.CREDENTIALED)
+    return live.changes(accord.events, PrincipalAudience.of(caller), after, concerns)
+
+
+@router.get("/opportunities/{opportunity_id}/events")
+async def opportunity_events(request: Request, opportunity_id: str) -> Response:
+    def read(caller: PrincipalCaller) -> Callable[[EventRow], bool]:
+        found = _accord(request).opportunities.get(caller, opportunity_id)
+        negotiation_id = found["opportunity"]["negotiation_id"]
+        return lambda row: row.negotiation_id == negotiation_id
+
+    return await follow(request, read)

@@ -3,16 +3,19 @@
 verdict of the arbiter in words, and the person's own moves: accept the standing offer or walk
 away, and claim the merchant's hand-off once agreed."""
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from accord.app.events import Level, SeatAudience
 from accord.core.money import format_money
 from accord.core.refusals import Refusal, RefusalCode, Refused
 from accord.protocols.arbitrated.moves import AcceptMove, RejectMove
-from accord.web import security
+from accord.protocols.arbitrated.state import BUYER
+from accord.web import live, security
 from accord.web.pages import _accord, _refusal, _status, page
 
 router = APIRouter(include_in_schema=False)
@@ -173,3 +176,19 @@ def claim_handoff(request: Request, session_id: str) -> Response:
             request, session_id, token, status=_status(refused.refusal), error=_refusal(refused)
         )
     return session_page(request, session_id, token, handoff=handoff)
+
+
+@router.get("/sessions/{session_id}/events")
+async def session_events(request: Request, session_id: str) -> Response:
+    """`changed` for each new move of the session: the page fetches its live region again."""
+    token = _token(request, session_id)
+    if token is None:
+        return Response(status_code=401, headers=security.CREDENTIALED)
+    accord = _accord(request)
+    try:
+        await asyncio.to_thread(accord.sessions.check_access, token, session_id, buyer_only=True)
+        after = await asyncio.to_thread(accord.events.last_id)
+    except Refused as refused:
+        return Response(status_code=_status(refused.refusal), headers=security.CREDENTIALED)
+    audience = SeatAudience(session_id, BUYER, Level.AGENT)
+    return live.changes(accord.events, audience, after)

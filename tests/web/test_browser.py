@@ -165,12 +165,26 @@ def test_the_shop_pages_are_accessible(server: LiveServer, browser: Any) -> None
             headers=auth(opened["session_token"]),
         )
         link = api.post("/v1/links", json={}, headers=auth(opened["session_token"])).json()
-    person = browser.new_context().new_page()
+    watched = browser.new_context()
+    watched.add_init_script(
+        "document.addEventListener('htmx:sseOpen', () => { window.streamOpen = true; });"
+    )
+    person = watched.new_page()
     person.goto(link["web_url"])
     accessible(person, "claim")
     person.click("text=Continue")
     person.wait_for_selector("text=What the arbiter said")
     accessible(person, "session")
+    person.wait_for_function("window.streamOpen === true")  # the page's event stream is open
+    with server.client() as api:  # the buyer's agent offers again: the page follows, unasked
+        again = api.post(
+            f"/v1/sessions/{opened['session_id']}/messages",
+            json={"type": "offer", "price_minor": 39_950},
+            headers=auth(opened["session_token"]),
+        )
+        assert again.status_code == 200, again.text
+    person.wait_for_selector("td:text('399.50 USD')", timeout=10_000)
+    assert "The session changed" in person.text_content("#announce")
     merchant = browser.new_context().new_page()
     merchant.goto(f"{server.url}/login")
     accessible(merchant, "login")

@@ -17,7 +17,9 @@
     var announce = document.getElementById("announce");
     if (announce) {
       document.body.addEventListener("htmx:sseMessage", function () {
-        announce.textContent = "The room changed: refresh the page for the moves that answer it.";
+        announce.textContent =
+          announce.dataset.changed ||
+          "The room changed: refresh the page for the moves that answer it.";
       });
     }
   });
