@@ -12,10 +12,10 @@ from fastapi.routing import APIRoute, RouteContext, iter_route_contexts
 from pydantic import BaseModel
 from starlette.routing import BaseRoute
 
+from accord.app import answers
 from accord.core.refusals import RefusalCode as C
 from accord.http import (
     adviser,
-    answers,
     auth,
     intents,
     links,

@@ -13,10 +13,10 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute, RouteContext, iter_route_contexts
 from pydantic import TypeAdapter
 
+from accord.app.answers import Receipt, SessionView
 from accord.app.root import Accord
 from accord.app.settings import Settings
 from accord.http import openapi
-from accord.http.answers import Receipt, SessionView
 from accord.protocols.arbitrated.moves import Move, OpenSessionRequest
 
 UCP_VERSION: Final = "2026-01-23"

@@ -13,6 +13,7 @@ from accord import __version__
 from accord.core.refusals import RefusalCode, Refused, refuse
 from accord.mcp.context import Door
 from accord.mcp.hints import READ
+from accord.mcp.outputs import VerificationBody
 from accord.mcp.results import JSONBody, answer, error_body
 from accord.trust.verify import load_trusted, verify_receipt
 
@@ -47,7 +48,7 @@ def install(server: MCPServer, door: Door, *, tables: tuple[str, ...]) -> None:
         ] = None,
         jwks: Annotated[dict[str, Any] | None, Field(description="The keys you pin.")] = None,
         allow_test: bool = False,
-    ) -> JSONBody:
+    ) -> VerificationBody:
         def call() -> JSONBody:
             keys = jwks if jwks is not None else door.accord().keys.jwks()
             try:

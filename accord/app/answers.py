@@ -1,4 +1,5 @@
-"""What the server answers on success, described for the OpenAPI document.
+"""What the server answers on success, described for the OpenAPI document and the MCP tools'
+output schemas.
 
 The routes serve the bodies the services build; these models only describe them, so they
 allow members they do not name (a later version may add one) but require every member the
