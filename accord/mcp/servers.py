@@ -19,6 +19,7 @@ from accord.app.identity import (
 )
 from accord.app.root import Accord
 from accord.mcp import common, principal, rooms, shop
+from accord.mcp.arguments import DoorServer
 from accord.mcp.context import Door
 from accord.mcp.subscriptions import Listen
 
@@ -49,7 +50,7 @@ def build(accord: Callable[[], Accord], *, token: str | None = None) -> Servers:
     door = Door(accord, token)
 
     def server(name: str, tables: tuple[str, ...]) -> MCPServer:
-        made = MCPServer(
+        made = DoorServer(
             f"accord-{name}",
             title=f"Accord ({name})",
             instructions=common.INSTRUCTIONS,

@@ -12,6 +12,8 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 
 from accord.app.merchants import Merchants
 from accord.app.principals import Principals
@@ -53,6 +55,9 @@ async def test_rooms_over_http_in_both_eras(server: LiveServer, mode: str) -> No
             )
         )
         assert countered["move"]["type"] == "move.counter"
+        with pytest.raises(MCPError) as malformed:
+            await agent.call_tool("room_read", {"seat_token": 5})
+        assert malformed.value.code == INVALID_PARAMS
     async with over_http(server, opened["seat_token"], mode=mode) as seat:
         read = body(await seat.call_tool("room_read", {}))  # the bearer is the seat token
         assert read["table"]["terms"] == terms(90)

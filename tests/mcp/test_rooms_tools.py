@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 
 from accord.app.root import Accord
 from accord.protocols.rooms.moves import ConfirmRequest
@@ -150,6 +152,35 @@ async def test_refusals_keep_their_rest_codes(accord: Accord) -> None:
             )
         )
         assert stale["code"] == "raced"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "fields"),
+    [
+        ("room_open", {"subject": terms(1)}, {"subject_schema": "Field required"}),
+        ("room_read", {"seat_token": 5}, {"seat_token": "Input should be a valid string"}),
+        (
+            "room_wait",
+            {"seat_token": "seat_x", "timeout_seconds": 600},
+            {"timeout_seconds": "Input should be less than or equal to 60"},
+        ),
+        ("room_teleport", {}, None),
+    ],
+)
+async def test_malformed_arguments_are_the_protocols_invalid_params(
+    accord: Accord, tool: str, arguments: dict[str, Any], fields: dict[str, str] | None
+) -> None:
+    """Not a tool error: the arguments broke the tool's declared schema, and `data.fields`
+    says where, never echoing what was sent."""
+    async with connected(accord) as agent:
+        with pytest.raises(MCPError) as raised:
+            await agent.call_tool(tool, arguments)
+    assert raised.value.code == INVALID_PARAMS
+    if fields is None:
+        assert raised.value.message == f"Unknown tool: {tool}"
+    else:
+        assert raised.value.error.data == {"fields": fields}
+        assert "seat_x" not in str(raised.value.error)
 
 
 async def test_the_bearer_stands_for_the_seat_token(accord: Accord) -> None:
