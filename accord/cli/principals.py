@@ -1,5 +1,6 @@
 """`accord principals`: people and organisations and their keys, administered on the store
-itself (like `accord merchants`). A key is printed once, when it is made."""
+itself (like `accord merchants`). A key is printed once, when it is made. `link` is the
+person's own: it asks the server, with the owner key, for a code that hands the key on."""
 
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -10,7 +11,9 @@ import typer
 from accord.app.principals import Principals
 from accord.app.settings import Settings
 from accord.cli import store
-from accord.cli.options import Json, with_settings
+from accord.cli.errors import Failure
+from accord.cli.intro_options import DEFAULT_SERVER, principal
+from accord.cli.options import Json, Server, with_settings
 from accord.cli.output import err, out, print_json
 
 app = typer.Typer(
@@ -76,3 +79,36 @@ def agent_key(
         print_json(made)
         return
     _print_once(made, keys="the agent key")
+
+
+@app.command("link")
+def link(
+    name: Name,
+    key: Annotated[
+        str,
+        typer.Option(
+            "--key",
+            envvar="ACCORD_KEY",
+            help="The principal's owner key (acc_ok_…): only the person hands it on.",
+            show_default=False,
+        ),
+    ],
+    server: Server = DEFAULT_SERVER,
+    as_json: Json = False,
+) -> None:
+    """A one-time link (an hour) that signs a browser or the Telegram bot in as the principal's
+    owner: their introductions and cases, and confirmations by tap. Asks the server, with the
+    owner key: `{code, web_url, telegram_url?, expires_at}`."""
+    with principal(server, key) as you:
+        me = you.me()
+        if me.name != name:
+            raise Failure(f"this key is {me.name}'s, not {name}'s: pass {name}'s owner key")
+        made = you.link()
+    if as_json:
+        print_json(made.to_json())
+        return
+    out.print(made.web_url, soft_wrap=True, markup=False)
+    if made.telegram_url:
+        err.print("Or link Telegram with it:")
+        out.print(made.telegram_url, soft_wrap=True, markup=False)
+    err.print(f"Open it once, before {made.expires_at:%Y-%m-%d %H:%M} UTC; keep it to yourself.")

@@ -31,7 +31,7 @@ from accord.sdk._intro_models import (
     QuestionList,
     SelectedAgent,
 )
-from accord.sdk._models import Log, Receipt
+from accord.sdk._models import LinkCode, Log, Receipt
 
 if TYPE_CHECKING:
     from accord.sdk._client import Accord, AsyncAccord
@@ -91,6 +91,11 @@ class Principal(_Principal):
         """The owner selects the agent that negotiates (`accord` is the built-in one)."""
         body = {"agent_id": agent_id}
         return self._client._call(ops.SELECT_AGENT, token=self.key, body=body)
+
+    def link(self) -> LinkCode:
+        """A one-time link that hands the owner key on to a browser or the Telegram bot
+        (owner key)."""
+        return self._client._call(ops.MAKE_LINK, token=self.key, body={})
 
     # -- intents -------------------------------------------------------------------------
 
@@ -244,6 +249,9 @@ class AsyncPrincipal(_Principal):
     async def select_agent(self, agent_id: str) -> SelectedAgent:
         body = {"agent_id": agent_id}
         return await self._client._call(ops.SELECT_AGENT, token=self.key, body=body)
+
+    async def link(self) -> LinkCode:
+        return await self._client._call(ops.MAKE_LINK, token=self.key, body={})
 
     async def create_intent(self, intent: Mapping[str, Any]) -> IntentView:
         return await self._client._call(ops.CREATE_INTENT, token=self.key, body=intent)
