@@ -4,8 +4,9 @@ tried again on Standard Webhooks' schedule until one succeeds.
 
 At least once: a delivery is claimed for a lease before it is sent and recorded after, so a
 process that stops in between sends it again once the lease runs out (same `webhook-id`). Each
-attempt resolves the endpoint's host again and refuses a private address; redirects are never
-followed."""
+attempt resolves the endpoint's host again, refuses a private address and connects to the
+address it checked, so a name that answers differently a moment later (DNS rebinding) cannot
+steer the request inside the network; redirects are never followed."""
 
 import asyncio
 import contextlib
@@ -15,11 +16,10 @@ import random
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Final
-from urllib.parse import urlsplit
 
 import httpx
 from sqlalchemy import Connection, select
@@ -43,8 +43,28 @@ log = logging.getLogger("accord.webhooks")
 CLAIM: Final = 32
 POLL_SECONDS: Final = 1.0
 RESCAN_SECONDS: Final = 30.0
+PRUNE_SECONDS: Final = 3600.0
+PRUNE_BATCH: Final = 500
 LEASE_MARGIN_SECONDS: Final = 30.0
 RETRY_AFTER_STATUSES: Final = frozenset({429, 503})
+NOT_PUBLIC: Final = "not a public address"
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where one attempt connects. A name is pinned to the address that was checked: the URL
+    holds the address, while `Host` and TLS's server name (whose certificate is verified
+    against it) keep the name."""
+
+    url: httpx.URL
+    headers: dict[str, str] = field(default_factory=dict)
+    extensions: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def pinned(cls, url: httpx.URL, address: str) -> "Target":
+        return cls(
+            url.copy_with(host=address), {"host": url.netloc.decode()}, {"sni_hostname": url.host}
+        )
 
 
 @dataclass(frozen=True)
@@ -110,6 +130,7 @@ class WebhookDelivery:
         self._loop = asyncio.get_running_loop()
         self._wakeup = asyncio.Event()
         last_scan = 0.0
+        last_prune: float | None = None
         while not stop.is_set():
             if time.monotonic() - last_scan > RESCAN_SECONDS:
                 with self._touched_lock:
@@ -117,6 +138,9 @@ class WebhookDelivery:
                 last_scan = time.monotonic()
             attempts = 0
             try:
+                if last_prune is None or time.monotonic() - last_prune > PRUNE_SECONDS:
+                    last_prune = time.monotonic()
+                    await asyncio.to_thread(self.prune)
                 attempts = await self.round()
             except Exception:  # the worker outlives a bad round; the next one retries
                 log.exception("webhook round failed")
@@ -142,6 +166,17 @@ class WebhookDelivery:
             outcomes = await asyncio.gather(*(self._send(client, d, e) for d, e in claimed))
         await asyncio.to_thread(self._db.write, lambda conn: self._record(conn, outcomes))
         return len(outcomes)
+
+    def prune(self) -> int:
+        """Forget deliveries older than the retention period, with their attempts (in batches,
+        so the writer is never held long); how many."""
+        before = format_time(self._clock() - timedelta(days=self._settings.retention_days))
+        pruned = 0
+        while True:
+            count = self._db.write(partial(rows.prune, before=before, limit=PRUNE_BATCH))
+            pruned += count
+            if count < PRUNE_BATCH:
+                return pruned
 
     # -- the outbox ----------------------------------------------------------------------------
 
@@ -202,9 +237,9 @@ class WebhookDelivery:
             took = int((time.monotonic() - started) * 1000)
             return Outcome(delivery, endpoint, now, status, error, took, retry)
 
-        problem = await asyncio.to_thread(self._address_problem, endpoint.url)
-        if problem is not None:
-            return outcome(None, problem)
+        target = await asyncio.to_thread(self._target, endpoint.url)
+        if target is None:
+            return outcome(None, NOT_PUBLIC)
         body = delivery.body.encode()
         timestamp = int(now.timestamp())
         headers = {
@@ -217,9 +252,12 @@ class WebhookDelivery:
             ),
             "content-type": "application/json",
             "user-agent": f"Accord-Webhooks/{__version__}",
+            **target.headers,
         }
         try:
-            response = await client.post(endpoint.url, content=body, headers=headers)
+            response = await client.post(
+                target.url, content=body, headers=headers, extensions=target.extensions
+            )
         except httpx.TimeoutException:
             return outcome(None, "timeout")
         except httpx.HTTPError as failure:
@@ -230,13 +268,19 @@ class WebhookDelivery:
         redirect = "redirect not followed" if 300 <= response.status_code < 400 else None
         return outcome(response.status_code, redirect, retry_after)
 
-    def _address_problem(self, url: str) -> str | None:
+    def _target(self, url: str) -> Target | None:
+        """Where this attempt connects, or None when the endpoint's host is not public now."""
+        parsed = httpx.URL(url)
         if self._settings.webhook_allow_private:
+            return Target(parsed)
+        if rules.is_literal_private(parsed.host):
             return None
-        host = urlsplit(url).hostname or ""
-        if rules.is_literal_private(host) or not rules.all_public(self._resolver(host)):
-            return "not a public address"
-        return None
+        if rules.is_address(parsed.host):
+            return Target(parsed)
+        addresses = self._resolver(parsed.host)
+        if not rules.all_public(addresses):
+            return None
+        return Target.pinned(parsed, addresses[0])
 
     def _signatures(
         self, endpoint: rows.EndpointRow, event_id: str, timestamp: int, body: bytes

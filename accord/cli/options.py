@@ -91,7 +91,7 @@ RetentionDays = Annotated[
         "--retention-days",
         envvar="ACCORD_RETENTION_DAYS",
         min=1,
-        help="Receipt retention stated in receipts.",
+        help="Receipt retention stated in receipts; the webhook delivery log is kept as long.",
     ),
 ]
 UcpNamespace = Annotated[

@@ -486,6 +486,7 @@ webhook_deliveries = Table(
     Column("due_at", BigInteger),
     Column("created_at", TIME, nullable=False),
     Index("webhook_deliveries_due", "status", "due_at"),
+    Index("webhook_deliveries_by_age", "created_at"),
 )
 
 webhook_attempts = Table(

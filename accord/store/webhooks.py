@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, insert, or_, select, tuple_, update
+from sqlalchemy import Connection, and_, delete, func, insert, or_, select, tuple_, update
 
 from accord.store.tables import (
     webhook_attempts,
@@ -323,3 +323,22 @@ def last_attempt(conn: Connection, endpoint_id: str, event_id: str) -> int:
         webhook_attempts.c.endpoint_id == endpoint_id, webhook_attempts.c.event_id == event_id
     )
     return int(conn.execute(query).scalar_one())
+
+
+def prune(conn: Connection, *, before: str, limit: int) -> int:
+    """Delete up to `limit` deliveries made before `before`, with their attempts: the log is
+    kept for the retention period. How many were deleted."""
+    old = (
+        select(webhook_deliveries.c.endpoint_id, webhook_deliveries.c.event_id)
+        .where(webhook_deliveries.c.created_at < before)
+        .limit(limit)
+    )
+    keys = [(row.endpoint_id, row.event_id) for row in conn.execute(old)]
+    if not keys:
+        return 0
+    deliveries = tuple_(webhook_deliveries.c.endpoint_id, webhook_deliveries.c.event_id)
+    conn.execute(delete(webhook_deliveries).where(deliveries.in_(keys)))
+    # the attempts after their delivery: the database refuses them while it stands
+    attempts = tuple_(webhook_attempts.c.endpoint_id, webhook_attempts.c.event_id)
+    conn.execute(delete(webhook_attempts).where(attempts.in_(keys)))
+    return len(keys)

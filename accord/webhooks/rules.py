@@ -66,6 +66,15 @@ def is_literal_private(host: str) -> bool:
     return not address.is_global
 
 
+def is_address(host: str) -> bool:
+    """An IP literal rather than a name."""
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
 def all_public(addresses: Sequence[str]) -> bool:
     """Every address a name resolved to is a public one (and it resolved to some)."""
     if not addresses:

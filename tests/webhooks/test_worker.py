@@ -12,13 +12,16 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import func, select, text
+from sqlalchemy.exc import DBAPIError
 
 from accord.app.identity import SeatCaller
 from accord.app.root import Accord
-from accord.app.webhook_delivery import WebhookDelivery
+from accord.app.webhook_delivery import Target, WebhookDelivery
 from accord.app.webhooks import Scope, Webhooks, scope_of
 from accord.protocols.rooms.moves import JoinRequest, OpenRequest
 from accord.store import webhooks as rows
+from accord.store.tables import webhook_attempts
 from accord.webhooks import rules
 from accord.webhooks.requests import RegisterInput
 from tests.conftest import FakeClock
@@ -115,11 +118,48 @@ def test_each_attempt_checks_the_address_again(world: World) -> None:
     assert world.deliveries(endpoint_id)[0][0].status == "succeeded"
 
 
+def test_an_attempt_connects_to_the_address_it_checked(world: World) -> None:
+    """DNS rebinding: a name that resolves to a public address for the check and to a private
+    one for the connection must not reach the private one, so the connection is made to the
+    checked address, the name kept for `Host` and for TLS's certificate check."""
+    _with_one_event(world)
+    answers = iter([PUBLIC, ["10.0.0.7"]])
+    worker = WebhookDelivery(
+        world.accord.db,
+        world.accord.keys,
+        world.accord.settings,
+        clock=world.clock,
+        resolver=lambda _host: next(answers),
+        transport=httpx.MockTransport(world.wire.handle),
+    )
+    assert world.round(worker) == 1
+    (sent,) = world.wire.sent
+    assert (sent.url.host, sent.url.path) == ("93.184.215.14", "/accord")
+    assert sent.headers["host"] == "hooks.example.com"
+    assert sent.extensions["sni_hostname"] == "hooks.example.com"
+    assert next(answers) == ["10.0.0.7"]  # resolved once per attempt, for the check
+
+
+@pytest.mark.parametrize(
+    ("url", "address", "host"),
+    [
+        ("https://hooks.example.com:8443/in", "93.184.215.14", "hooks.example.com:8443"),
+        ("https://hooks.example.com/in", "2606:2800:220:1::1", "hooks.example.com"),
+    ],
+)
+def test_a_pinned_target_keeps_the_name_and_the_port(url: str, address: str, host: str) -> None:
+    target = Target.pinned(httpx.URL(url), address)
+    assert target.url.host == address and target.url.path == "/in"
+    assert target.url.port == httpx.URL(url).port
+    assert target.headers == {"host": host}
+    assert target.extensions == {"sni_hostname": "hooks.example.com"}
+
+
 def test_a_redirect_is_a_failure_and_is_not_followed(world: World) -> None:
     endpoint_id, _ = _with_one_event(world)
     world.wire.answer = lambda _r: httpx.Response(302, headers={"location": "http://10.0.0.1/"})
     world.round()
-    assert [str(r.url) for r in world.wire.sent] == [URL]
+    assert [str(r.url) for r in world.wire.sent] == ["https://93.184.215.14/accord"]
     ((delivery, attempts),) = world.deliveries(endpoint_id)
     assert (delivery.status, attempts[0].status_code, attempts[0].error) == (
         "pending",
@@ -216,3 +256,29 @@ def test_nothing_before_registration_is_sent(world: World) -> None:
     assert world.round() == 0 and world.deliveries(endpoint_id) == []
     world.webhooks.test(scope, endpoint_id)
     assert world.round() == 1  # the endpoint itself works
+
+
+def test_the_log_is_kept_for_the_retention_period(world: World) -> None:
+    endpoint_id, scope = _with_one_event(world)
+    world.wire.answer = lambda _r: httpx.Response(500)
+    world.round()
+    world.clock.advance(seconds=6)
+    world.round()  # the old delivery: two attempts
+    days = world.accord.settings.retention_days
+    world.clock.advance(days=days - 1)
+    world.webhooks.test(scope, endpoint_id)
+    world.wire.answer = lambda _r: httpx.Response(204)
+    world.round()  # a recent delivery, one attempt
+    worker = world.worker()
+    assert worker.prune() == 0  # nothing older than the period yet
+    for statement in ("DELETE FROM webhook_attempts", "UPDATE webhook_attempts SET error = 'x'"):
+        with pytest.raises(DBAPIError, match="append-only"):
+            world.accord.db.write(lambda conn, sql=statement: conn.execute(text(sql)))
+    world.clock.advance(days=1, seconds=1)
+    assert worker.prune() == 1
+    ((kept, attempts),) = world.deliveries(endpoint_id)
+    assert kept.event_type == "webhook.test" and len(attempts) == 1
+    left = world.accord.db.read(
+        lambda conn: conn.execute(select(func.count()).select_from(webhook_attempts)).scalar()
+    )
+    assert left == 1  # the old delivery's attempts went with it
