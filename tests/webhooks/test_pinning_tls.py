@@ -52,7 +52,7 @@ async def _post(ca: trustme.CA, target: Target) -> httpx.Response:
 
 
 async def test_the_certificate_is_checked_against_the_name() -> None:
-    ca, heard = trustme.CA(), []
+    ca, heard = trustme.CA(), list[bytes]()
     async with tls_server(ca, "hooks.example.com", heard) as port:
         url = httpx.URL(f"https://hooks.example.com:{port}/in")
         answered = await _post(ca, Target.pinned(url, "127.0.0.1"))
@@ -63,7 +63,7 @@ async def test_the_certificate_is_checked_against_the_name() -> None:
 
 
 async def test_a_certificate_for_another_name_is_refused() -> None:
-    ca, heard = trustme.CA(), []
+    ca, heard = trustme.CA(), list[bytes]()
     async with tls_server(ca, "elsewhere.example.net", heard) as port:
         url = httpx.URL(f"https://hooks.example.com:{port}/in")
         with pytest.raises(httpx.ConnectError, match="certificate"):

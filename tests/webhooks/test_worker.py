@@ -8,11 +8,12 @@ import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import Connection, func, select, text
 from sqlalchemy.exc import DBAPIError
 
 from accord.app.identity import SeatCaller
@@ -258,6 +259,10 @@ def test_nothing_before_registration_is_sent(world: World) -> None:
     assert world.round() == 1  # the endpoint itself works
 
 
+def _execute(statement: str, conn: Connection) -> None:
+    conn.execute(text(statement))
+
+
 def test_the_log_is_kept_for_the_retention_period(world: World) -> None:
     endpoint_id, scope = _with_one_event(world)
     world.wire.answer = lambda _r: httpx.Response(500)
@@ -273,7 +278,7 @@ def test_the_log_is_kept_for_the_retention_period(world: World) -> None:
     assert worker.prune() == 0  # nothing older than the period yet
     for statement in ("DELETE FROM webhook_attempts", "UPDATE webhook_attempts SET error = 'x'"):
         with pytest.raises(DBAPIError, match="append-only"):
-            world.accord.db.write(lambda conn, sql=statement: conn.execute(text(sql)))
+            world.accord.db.write(partial(_execute, statement))
     world.clock.advance(days=1, seconds=1)
     assert worker.prune() == 1
     ((kept, attempts),) = world.deliveries(endpoint_id)
