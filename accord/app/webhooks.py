@@ -28,6 +28,7 @@ from accord.app.tokens import new_id, new_token
 from accord.core.jsonio import canonical
 from accord.core.refusals import RefusalCode, refuse
 from accord.core.times import format_time
+from accord.protocols.arbitrated.table import tenant_scope
 from accord.store import webhooks as rows
 from accord.store.database import Database
 from accord.store.events import last_event_id
@@ -80,7 +81,7 @@ def scope_of(caller: Caller | None) -> Scope:
             audience["level"] = caller.level
             return Scope(f"principal:{caller.principal_id}:{caller.level}", audience)
         case MerchantCaller() if caller.key_kind == "secret":
-            scope = f"tenant:{caller.tenant_id}:{caller.mode}"
+            scope = tenant_scope(caller.tenant_id, caller.mode)
             return Scope(scope, {"kind": "scope", "scope": scope, "level": "owner"})
     raise refuse(
         RefusalCode.FORBIDDEN,

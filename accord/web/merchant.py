@@ -3,15 +3,18 @@ a principal's owner key, or a link code); the key's mode's
 sessions (test ones badged), each with every verdict in words; after the end, reveal the
 committed floor and publish a manual hand-off. The key lives in a cookie of its own per mode."""
 
+import asyncio
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from accord.app.events import Level, ScopeAudience
 from accord.app.identity import MerchantCaller
 from accord.core.refusals import Refusal, RefusalCode, Refused
 from accord.protocols.arbitrated.moves import HandoffRequest
-from accord.web import principal, security
+from accord.protocols.arbitrated.table import tenant_scope
+from accord.web import live, principal, security
 from accord.web.pages import SHOWN, _accord, _refusal, _status, page
 from accord.web.session import CLOSES, _currency, verdicts_in_words
 
@@ -156,6 +159,24 @@ def session(request: Request, session_id: str) -> HTMLResponse:
     if key is None:
         return _signed_out() if not _keys(request) else _not_yours()
     return _session_page(request, key, session_id)
+
+
+@router.get("/merchant/sessions/{session_id}/events")
+async def session_events(request: Request, session_id: str) -> Response:
+    """`changed` for each new event of the session, as the key's tenant and mode follow it: the
+    page fetches its live region again."""
+    key = await asyncio.to_thread(_session_key, request, session_id)
+    if key is None:
+        status = 404 if _keys(request) else 401
+        return Response(status_code=status, headers=security.CREDENTIALED)
+    accord = _accord(request)
+    me = await asyncio.to_thread(accord.doors.identify, key)
+    assert isinstance(me, MerchantCaller)
+    after = await asyncio.to_thread(accord.events.last_id)
+    audience = ScopeAudience(tenant_scope(me.tenant_id, me.mode), Level.OWNER)
+    return live.changes(
+        accord.events, audience, after, lambda row: row.negotiation_id == session_id
+    )
 
 
 def _not_yours() -> HTMLResponse:

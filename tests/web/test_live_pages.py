@@ -1,6 +1,7 @@
-"""Pages that follow what they show (`GET {page}/events`): a session, an introduction and an
-adviser case each stream `event: changed` for the viewer's own events that concern the page,
-are refused without their cookie, and say in the page which region follows."""
+"""Pages that follow what they show (`GET {page}/events`): a session (the buyer's person's page
+and the merchant's), an introduction and an adviser case each stream `event: changed` for the
+viewer's own events that concern the page, are refused without their cookie, and say in the
+page which region follows."""
 
 from collections.abc import Callable
 
@@ -31,7 +32,9 @@ def _hears_a_change(person: httpx.Client, url: str, act: Callable[[], None]) -> 
 def test_a_session_page_follows_the_session(server: LiveServer) -> None:
     db = Database(server.settings.database, apply_migrations=False)
     try:
-        keys = Merchants(db, server.settings, clock=server.clock).create_tenant("live-shop")["keys"]
+        merchants = Merchants(db, server.settings, clock=server.clock)
+        keys = merchants.create_tenant("live-shop")["keys"]
+        stranger = merchants.create_tenant("other-shop")["keys"]
     finally:
         db.close()
     with server.client() as api:
@@ -43,6 +46,16 @@ def test_a_session_page_follows_the_session(server: LiveServer) -> None:
         ).json()
         session_id, token = made["session_id"], made["session_token"]
         link = api.post("/v1/links", json={}, headers=auth(token)).json()
+
+    def offer(price_minor: int) -> None:
+        with server.client() as api:
+            sent = api.post(
+                f"/v1/sessions/{session_id}/messages",
+                json={"type": "offer", "price_minor": price_minor, "message_id": f"o{price_minor}"},
+                headers=auth(token),
+            )
+            assert sent.status_code == 200, sent.text
+
     with httpx.Client(base_url=server.url, headers={"Origin": server.url}, timeout=30) as person:
         assert person.get(f"/sessions/{session_id}/events").status_code == 401
         person.post("/claim", data={"code": link["code"]})
@@ -50,16 +63,19 @@ def test_a_session_page_follows_the_session(server: LiveServer) -> None:
         assert f'sse-connect="/sessions/{session_id}/events"' in page
         assert 'hx-select="#live"' in page and 'aria-live="polite"' in page
 
-        def offer() -> None:
-            with server.client() as api:
-                sent = api.post(
-                    f"/v1/sessions/{session_id}/messages",
-                    json={"type": "offer", "price_minor": 39_905, "message_id": "live"},
-                    headers=auth(token),
-                )
-                assert sent.status_code == 200, sent.text
+        _hears_a_change(person, f"/sessions/{session_id}/events", lambda: offer(39_905))
 
-        _hears_a_change(person, f"/sessions/{session_id}/events", offer)
+    merchant_page = f"/merchant/sessions/{session_id}"
+    with httpx.Client(base_url=server.url, headers={"Origin": server.url}, timeout=30) as shop:
+        assert shop.get(f"{merchant_page}/events").status_code == 401
+        shop.post("/login", data={"secret": stranger["secret_test"]})
+        assert shop.get(f"{merchant_page}/events").status_code == 404  # another tenant's
+        shop.cookies.clear()
+        shop.post("/login", data={"secret": keys["secret_test"]})
+        page = shop.get(merchant_page).text
+        assert f'sse-connect="{merchant_page}/events"' in page and 'hx-select="#live"' in page
+
+        _hears_a_change(shop, f"{merchant_page}/events", lambda: offer(40_500))
 
 
 def test_an_introduction_and_a_case_follow_what_they_show(server: LiveServer) -> None:

@@ -134,7 +134,7 @@ class ArbitratedTable:
         """The session's tenant and mode: the merchant's secret key follows all of them."""
         if state.merchant is None:
             return None
-        return f"tenant:{state.merchant.tenant_id}:{state.merchant.mode}"
+        return tenant_scope(state.merchant.tenant_id, state.merchant.mode)
 
     def broken_invariants(
         self, before: SessionState | None, after: SessionState, appended: Sequence[Envelope]
@@ -161,3 +161,9 @@ class ArbitratedTable:
         held = all(r["matches"] for r in reveals)
         kept = receipt["invariants"] | {invariants.I3: held}
         return receipt | {"reveals": reveals, "invariants": kept}
+
+
+def tenant_scope(tenant_id: str, mode: str) -> str:
+    """The scope a tenant's sessions in one mode are followed under (its secret key's
+    audience)."""
+    return f"tenant:{tenant_id}:{mode}"
