@@ -185,7 +185,11 @@ def test_the_shop_pages_are_accessible(server: LiveServer, browser: Any) -> None
         assert again.status_code == 200, again.text
     person.wait_for_selector("td:text('399.50 USD')", timeout=10_000)
     assert "The session changed" in person.text_content("#announce")
-    merchant = browser.new_context().new_page()
+    merchant_context = browser.new_context()
+    merchant_context.add_init_script(
+        "document.addEventListener('htmx:sseOpen', () => { window.streamOpen = true; });"
+    )
+    merchant = merchant_context.new_page()
     merchant.goto(f"{server.url}/login")
     accessible(merchant, "login")
     merchant.fill("#field-secret", keys["secret_test"])
@@ -195,6 +199,16 @@ def test_the_shop_pages_are_accessible(server: LiveServer, browser: Any) -> None
     merchant.click(f"text={opened['session_id']}")
     merchant.wait_for_selector("text=What the arbiter said")
     accessible(merchant, "merchant-session")
+    merchant.wait_for_function("window.streamOpen === true")
+    with server.client() as api:  # the merchant's page follows the session too
+        third = api.post(
+            f"/v1/sessions/{opened['session_id']}/messages",
+            json={"type": "offer", "price_minor": 39_990},
+            headers=auth(opened["session_token"]),
+        )
+        assert third.status_code == 200, third.text
+    merchant.wait_for_selector("td:text('399.90 USD')", timeout=10_000)
+    assert "The session changed" in merchant.text_content("#announce")
     merchant.goto(f"{server.url}/rooms")
     accessible(merchant, "rooms")
 
