@@ -262,6 +262,8 @@ def adviser_event(event: Mapping[str, Any], base_url: str) -> Reply | None:
             return one_line("📝 Your adviser has a question for you.", url)
         case "adviser.deal_review":
             return one_line("📝 Your adviser reviewed a deal.", url)
+        case "adviser.material_change":
+            return one_line("📝 Something material changed in your case.", url)
     return None
 
 

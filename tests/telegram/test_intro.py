@@ -10,6 +10,7 @@ from aiogram.types import InlineKeyboardMarkup
 
 from accord.app.settings import Settings, TelegramMode
 from accord.telegram.door import PATH, webhook_secret
+from tests.adviser.test_cases_http import add, open_case, send
 from tests.conftest import FakeClock
 from tests.intro.conftest import key
 from tests.intro.test_turns_http import opened, took
@@ -103,3 +104,42 @@ def test_a_person_accepts_an_introduction_and_answers_by_tap(
         markup = edited.reply_markup
         assert isinstance(markup, InlineKeyboardMarkup)
         assert all(b.callback_data is None for row in markup.inline_keyboard for b in row)
+
+
+def test_a_person_hears_of_their_adviser_case(settings: Settings, clock: FakeClock) -> None:
+    """A question, a material change and a deal review each come as one line with the case's
+    page; a new version alone says nothing."""
+    on = settings.model_copy(
+        update={"telegram_token": TOKEN, "telegram_mode": TelegramMode.WEBHOOK}
+    )
+    secret = {"X-Telegram-Bot-Api-Secret-Token": webhook_secret(TOKEN)}
+    with served(on, clock) as (client, session):
+        ada = _principal(client, "ada-case")
+        code = client.post("/v1/links", json={}, headers=key(ada.owner_key)).json()["code"]
+        client.post(PATH, json=ADA.says(f"/start {code}"), headers=secret)
+        api = cast(httpx.Client, client)
+        case_id = open_case(api, ada)["case_id"]
+        batna = add("b", "/alternatives/user/batna/value", "USD 125,000.00")
+        assert send(api, ada, case_id, 1, batna).status_code == 200
+        reviewed = client.post(
+            f"/v1/adviser/cases/{case_id}/deal-review",
+            json={"offer": {"terms": {}, "text": "120k, start in March"}},
+            headers=key(ada.owner_key),
+        )
+        assert reviewed.status_code == 200, reviewed.text
+
+        def heard() -> list[tuple[str, str | None]]:
+            found = []
+            for message in session.sent(ADA.chat_id):
+                markup = message.reply_markup
+                if message.text.startswith("📝") and isinstance(markup, InlineKeyboardMarkup):
+                    found.append((message.text, markup.inline_keyboard[0][0].url))
+            return found
+
+        page = f"{on.base_url}/adviser/cases/{case_id}"
+        expected = {
+            ("📝 Your adviser has a question for you.", page),  # the intake's, as it opens
+            ("📝 Something material changed in your case.", page),
+            ("📝 Your adviser reviewed a deal.", page),
+        }
+        assert eventually(lambda: set(heard()) == expected), heard()
