@@ -15,7 +15,7 @@ from accord.core.refusals import Refusal, RefusalCode, Refused
 from accord.protocols.arbitrated.moves import HandoffRequest
 from accord.protocols.arbitrated.table import tenant_scope
 from accord.web import live, principal, security
-from accord.web.pages import SHOWN, _accord, _refusal, _status, page
+from accord.web.pages import SHOWN, _accord, _refusal, _status, landing, page
 from accord.web.session import CLOSES, _currency, verdicts_in_words
 
 router = APIRouter(include_in_schema=False)
@@ -71,11 +71,7 @@ def login(request: Request, secret: Annotated[str, Form(max_length=300)] = "") -
         redeemed = accord.links.redeem(value.rsplit("#", 1)[-1], "web", kinds=SHOWN)
     except Refused as refused:
         return page("login.html", status=_status(refused.refusal), error=_refusal(refused))
-    caller_id = getattr(redeemed.caller, "negotiation_id", "")
-    where = "rooms" if str(caller_id).startswith("room_") else "sessions"
-    answer = RedirectResponse(f"/{where}/{caller_id}", status_code=303)
-    security.set_credential(answer, accord.settings.base_url, caller_id, redeemed.token)
-    return answer
+    return landing(redeemed, accord.settings.base_url)
 
 
 def _signed_out() -> HTMLResponse:

@@ -15,7 +15,8 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from accord import __version__
 from accord.app.events import SeatAudience
-from accord.app.identity import CredentialKind, SeatCaller, SessionCaller
+from accord.app.identity import CredentialKind, PrincipalCaller, SeatCaller, SessionCaller
+from accord.app.links import Redeemed
 from accord.app.root import Accord
 from accord.core.refusals import Refusal, RefusalCode, Refused
 from accord.core.statuses import STATUS_BY_CODE
@@ -91,16 +92,31 @@ def claim(request: Request, code: Annotated[str, Form(max_length=200)] = "") -> 
         return page(
             "claim.html", status=_status(refused.refusal), error=_refusal(refused), code=code
         )
-    caller = redeemed.caller
-    assert isinstance(caller, SeatCaller | SessionCaller)
-    where = "rooms" if isinstance(caller, SeatCaller) else "sessions"
-    answer = RedirectResponse(f"/{where}/{caller.negotiation_id}", status_code=303)
-    security.set_credential(answer, accord.settings.base_url, caller.negotiation_id, redeemed.token)
+    return landing(redeemed, accord.settings.base_url)
+
+
+SHOWN: Final = frozenset(
+    {CredentialKind.OWNER, CredentialKind.SESSION, CredentialKind.PRINCIPAL_OWNER}
+)
+"""What a claimed link may open here: a room's owner seat, a buyer's session, a principal."""
+PRINCIPAL_COOKIE: Final = "principal"
+
+
+def landing(redeemed: Redeemed, base_url: str) -> Response:
+    """A browser that redeemed a link code: the credential as its cookie, and its page (a
+    principal's introductions)."""
+    match redeemed.caller:
+        case PrincipalCaller():
+            where, cookie = "/opportunities", PRINCIPAL_COOKIE
+        case SeatCaller(negotiation_id=room_id):
+            where, cookie = f"/rooms/{room_id}", room_id
+        case SessionCaller(negotiation_id=session_id):
+            where, cookie = f"/sessions/{session_id}", session_id
+        case other:
+            raise AssertionError(f"a link in SHOWN opens no page for {other!r}")
+    answer = RedirectResponse(where, status_code=303)
+    security.set_credential(answer, base_url, cookie, redeemed.token)
     return answer
-
-
-SHOWN: Final = frozenset({CredentialKind.OWNER, CredentialKind.SESSION})
-"""What a claimed link may open here: a room's owner seat, a buyer's session."""
 
 
 @router.post("/forget")

@@ -19,10 +19,10 @@ from accord.protocols.intro.moves import AnswerRequest
 from accord.protocols.intro.opportunities import DecisionInput
 from accord.store.events import EventRow
 from accord.web import live, security
-from accord.web.pages import _accord, _refusal, _status, page
+from accord.web.pages import PRINCIPAL_COOKIE, _accord, _refusal, _status, page
 
 router = APIRouter(include_in_schema=False)
-COOKIE: Final = "principal"
+COOKIE: Final = PRINCIPAL_COOKIE
 T = TypeVar("T")
 
 STATUSES: Final = {

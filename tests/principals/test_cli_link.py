@@ -1,9 +1,10 @@
 """`accord principals link` through the real entry point against a live server: the owner key
-handed on once by a code that signs a browser in as the principal's owner; an agent key or
-another principal's key refused, saying why."""
+handed on once by a code that signs a browser (or a Telegram chat) in as the principal's owner;
+an agent key or another principal's key refused, saying why."""
 
 import json
 
+import httpx
 from typer.testing import CliRunner
 
 from accord.app.identity import PrincipalCaller
@@ -25,7 +26,15 @@ def test_the_owner_key_is_handed_on_once(
     body = json.loads(made.stdout)
     assert set(body) == {"code", "web_url", "expires_at"}  # no bot: no telegram_url
     assert body["web_url"] == f"{server.url}/claim#{body['code']}"
-    redeemed = Links(db, settings, clock=clock).redeem(body["code"], "web")
+    with httpx.Client(base_url=server.url, headers={"Origin": server.url}) as browser:
+        claimed = browser.post("/claim", data={"code": body["code"]})
+        assert (claimed.status_code, claimed.headers["location"]) == (303, "/opportunities")
+        assert "Your introductions" in browser.get("/opportunities").text
+        again = browser.post("/claim", data={"code": body["code"]})
+        assert again.status_code == 410 and "cannot be used" in again.text  # once only
+
+    other = json.loads(runner.invoke(app, [*args, "--json"]).stdout)["code"]
+    redeemed = Links(db, settings, clock=clock).redeem(other, "telegram")
     assert redeemed.token == ada.owner_key
     assert redeemed.caller == PrincipalCaller(ada.principal_id, "owner", None)
 
