@@ -96,7 +96,6 @@ class Verification(Described):
     kid: str | None
     signer: Literal["pinned", "unpinned"]
     checks: list[Check] = Field(description="The seven checks, in order.")
-    trusted: str | None = Field(None, description="Whose keys were trusted, without `jwks`.")
 
 
 # -- the schema of a body ----------------------------------------------------------------------

@@ -94,7 +94,10 @@ async def test_two_agents_reach_an_agreement_their_people_confirm(accord: Accord
             )
         )
         assert (verified["ok"], verified["status"]) == (True, "valid")
-        assert verified["trusted"] == "this server's keys, as it serves them now"
+        (signer,) = [c for c in verified["checks"] if c["id"] == "signer"]
+        assert signer["ok"]
+        assert "trusting this server's keys as it serves them now" in signer["detail"]
+        assert set(verified) == {"ok", "status", "kid", "signer", "checks"}  # `accord verify`'s
         waited = body(
             await agent.call_tool(
                 "room_wait", {"seat_token": alice["seat_token"], "timeout_seconds": 1}
