@@ -196,9 +196,10 @@ class Chat:
             service.answer(caller, tap.opportunity_id, tap.question_id, body)
         except Refused as refused:
             url = f"{self.base_url}/opportunities/{tap.opportunity_id}"
-            return Tapped(refused.refusal.message, messages.one_line(
-                escape(refused.refusal.message), url
-            ))  # fmt: skip
+            text = escape(refused.refusal.message)
+            if question is not None:  # a stale button: the question as it stands now
+                text += f"\n{escape(messages.question_now(question))}"
+            return Tapped(refused.refusal.message, messages.one_line(text, url))
         said = f"You answered: {chosen}"
         url = f"{self.base_url}/opportunities/{tap.opportunity_id}"
         return Tapped(said, messages.one_line(escape(said), url))

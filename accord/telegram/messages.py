@@ -248,6 +248,13 @@ def question(opportunity_id: str, asked: Mapping[str, Any], base_url: str) -> Re
     return Reply("\n".join(lines), rows)
 
 
+def question_now(question: Mapping[str, Any]) -> str:
+    """Where an agent's question stands, for a button that no longer applies."""
+    if question.get("answer") is not None:
+        return f"It was answered: {question['answer']}"
+    return f"It is {question.get('status', 'closed')}."
+
+
 # -- one-liners -------------------------------------------------------------------------------
 
 

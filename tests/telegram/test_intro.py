@@ -89,6 +89,10 @@ def test_a_person_accepts_an_introduction_and_answers_by_tap(
             headers=key(ada.owner_key),
         ).json()["questions"]
         assert [(q["status"], q["answer"]) for q in questions] == [("answered", "yes")]
+        client.post(PATH, json=ADA.taps(no), headers=secret)  # stale: answered already
+        refused = session.of(AnswerCallbackQuery)[-1].text
+        assert refused is not None and refused != "You answered: no"
+        assert session.of(EditMessageText)[-1].text.endswith("It was answered: yes")
 
         client.post(PATH, json=ADA.taps(accept), headers=secret)
         assert session.of(AnswerCallbackQuery)[-1].text == "You accepted the introduction."
