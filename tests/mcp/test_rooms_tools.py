@@ -222,3 +222,29 @@ async def test_wait_answers_at_the_first_event_or_the_timeout(accord: Accord) ->
             )
         )
         assert joined["events"][0]["data"]["type"] == "room.joined"
+
+
+async def test_withdrawing_only_asks_and_the_person_ends_the_room(accord: Accord) -> None:
+    async with connected(accord) as agent:
+        alice = await _open(agent)
+        await agent.call_tool("room_join", {"invite": alice["invite"]["url"]})
+        room_id = alice["room"]["room_id"]
+        asked = body(
+            await agent.call_tool(
+                "room_withdraw",
+                {"seat_token": alice["seat_token"], "message": "Sold elsewhere"},
+            )
+        )
+        assert asked["status"] == "awaiting_owner"
+        assert asked["owner_url"] == f"http://127.0.0.1:8000/rooms/{room_id}"
+        assert asked["confirmation"]["type"] == "cancel"
+        still = body(await agent.call_tool("room_read", {"seat_token": alice["seat_token"]}))
+        assert still["state"] == "awaiting"  # nothing applied yet: the other side still waits
+        accord.rooms.confirm(
+            _owner(accord, alice),
+            room_id,
+            asked["confirmation"]["id"],
+            ConfirmRequest(decision="confirm"),
+        )
+        ended = body(await agent.call_tool("room_read", {"seat_token": alice["seat_token"]}))
+        assert ended["state"] == "closed", ended["state"]
