@@ -105,7 +105,7 @@ def test_the_walk_throughs_run_in_order(serving: tuple[str, dict[str, str]]) -> 
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,  # ~40 `accord` processes; each pays its imports, slower on a loaded machine
+        timeout=1500,  # ~40 `accord` processes, a tournament and two agent runs: minutes
     )
     assert ran.returncode == 0, f"stdout:\n{ran.stdout}\nstderr:\n{ran.stderr}"
     assert "Traceback" not in ran.stderr and "error:" not in ran.stderr, ran.stderr
