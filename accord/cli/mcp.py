@@ -11,7 +11,6 @@ from accord.app.settings import Settings
 from accord.cli.errors import Failure
 from accord.cli.options import with_settings
 from accord.core.refusals import Refused
-from accord.mcp.servers import build
 
 Token = Annotated[
     str | None,
@@ -28,6 +27,9 @@ Token = Annotated[
 @with_settings
 def mcp(settings: Settings, token: Token = None) -> None:
     """Serve the MCP tools over stdio (for a client that runs its tools as a process)."""
+    # the MCP SDK takes seconds to import: only this command pays for it, not every `accord`
+    from accord.mcp.servers import build
+
     accord = Accord(settings)
     try:
         try:

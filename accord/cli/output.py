@@ -6,10 +6,13 @@ import sys
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from accord.sdk import LinkCode
 
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
@@ -52,3 +55,15 @@ def write_receipt(path: Path, receipt: Any, log: Any) -> Path:
     path.write_text(dumps(receipt))
     log_path.write_text(dumps(log))
     return log_path
+
+
+def print_link(made: "LinkCode", *, telegram_note: str, as_json: bool) -> None:
+    """A one-time link code: its JSON, or its URLs for a person and how to use them."""
+    if as_json:
+        print_json(made.to_json())
+        return
+    out.print(made.web_url, soft_wrap=True, markup=False)
+    if made.telegram_url:
+        err.print(telegram_note)
+        out.print(made.telegram_url, soft_wrap=True, markup=False)
+    err.print(f"Open it once, before {made.expires_at:%Y-%m-%d %H:%M} UTC; keep it to yourself.")

@@ -14,7 +14,7 @@ from accord.cli import store
 from accord.cli.errors import Failure
 from accord.cli.intro_options import DEFAULT_SERVER, principal
 from accord.cli.options import Json, Server, with_settings
-from accord.cli.output import err, out, print_json
+from accord.cli.output import err, out, print_json, print_link
 
 app = typer.Typer(
     help="Principals (people and organisations) and their owner and agent keys, on the store "
@@ -104,11 +104,4 @@ def link(
         if me.name != name:
             raise Failure(f"this key is {me.name}'s, not {name}'s: pass {name}'s owner key")
         made = you.link()
-    if as_json:
-        print_json(made.to_json())
-        return
-    out.print(made.web_url, soft_wrap=True, markup=False)
-    if made.telegram_url:
-        err.print("Or link Telegram with it:")
-        out.print(made.telegram_url, soft_wrap=True, markup=False)
-    err.print(f"Open it once, before {made.expires_at:%Y-%m-%d %H:%M} UTC; keep it to yourself.")
+    print_link(made, telegram_note="Or link Telegram with it:", as_json=as_json)

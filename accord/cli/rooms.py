@@ -16,7 +16,7 @@ from rich.table import Table
 from accord.cli import credentials as store
 from accord.cli.credentials import Credential, CredentialsError
 from accord.cli.errors import Failure
-from accord.cli.output import err, out, print_json, write_receipt
+from accord.cli.output import err, out, print_json, print_link, write_receipt
 from accord.cli.room_display import print_opening, print_room, show_line, styled, terms_inline
 from accord.cli.room_input import (
     invite_token,
@@ -390,14 +390,11 @@ def link(room_id: RoomId, *, options: RoomOptions) -> None:
     other device, a browser you did not open the room in, or the Telegram bot."""
     with options.seat(room_id) as seat:
         made = seat.link()
-    if options.as_json:
-        print_json(made.to_json())
-        return
-    out.print(made.web_url, soft_wrap=True, markup=False)
-    if made.telegram_url:
-        err.print("Or link Telegram with it (the bot then asks you to confirm):")
-        out.print(made.telegram_url, soft_wrap=True, markup=False)
-    err.print(f"Open it once, before {made.expires_at:%Y-%m-%d %H:%M} UTC; keep it to yourself.")
+    print_link(
+        made,
+        telegram_note="Or link Telegram with it (the bot then asks you to confirm):",
+        as_json=options.as_json,
+    )
 
 
 def _schema_of(confirmation: Mapping[str, Any]) -> dict[str, Any]:
