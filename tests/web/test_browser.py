@@ -146,6 +146,16 @@ def test_a_refused_move_shows_its_error_summary(server: LiveServer, browser: Any
     accessible(bob, "room-refused")
 
 
+def _watching(browser: Any) -> Any:
+    """A page in a context of its own that notes when its event stream opens
+    (`window.streamOpen`), so a test acts only once the page is listening."""
+    context = browser.new_context()
+    context.add_init_script(
+        "document.addEventListener('htmx:sseOpen', () => { window.streamOpen = true; });"
+    )
+    return context.new_page()
+
+
 def test_the_shop_pages_are_accessible(server: LiveServer, browser: Any) -> None:
     db = Database(server.settings.database, apply_migrations=False)
     try:
@@ -165,11 +175,7 @@ def test_the_shop_pages_are_accessible(server: LiveServer, browser: Any) -> None
             headers=auth(opened["session_token"]),
         )
         link = api.post("/v1/links", json={}, headers=auth(opened["session_token"])).json()
-    watched = browser.new_context()
-    watched.add_init_script(
-        "document.addEventListener('htmx:sseOpen', () => { window.streamOpen = true; });"
-    )
-    person = watched.new_page()
+    person = _watching(browser)
     person.goto(link["web_url"])
     accessible(person, "claim")
     person.click("text=Continue")
@@ -185,11 +191,7 @@ def test_the_shop_pages_are_accessible(server: LiveServer, browser: Any) -> None
         assert again.status_code == 200, again.text
     person.wait_for_selector("td:text('399.50 USD')", timeout=10_000)
     assert "The session changed" in person.text_content("#announce")
-    merchant_context = browser.new_context()
-    merchant_context.add_init_script(
-        "document.addEventListener('htmx:sseOpen', () => { window.streamOpen = true; });"
-    )
-    merchant = merchant_context.new_page()
+    merchant = _watching(browser)
     merchant.goto(f"{server.url}/login")
     accessible(merchant, "login")
     merchant.fill("#field-secret", keys["secret_test"])
