@@ -14,13 +14,12 @@ from typing import Final, Literal
 
 from sqlalchemy import Connection
 
-from accord.app.events import Audience, Level, PrincipalAudience, SeatAudience, events
-from accord.app.identity import Caller, PrincipalCaller, SeatCaller, SessionCaller
+from accord.app.events import Audience, Level, events, own_audience
+from accord.app.identity import Caller, MerchantCaller, PrincipalCaller, SeatCaller, SessionCaller
 from accord.app.links import Links, seal_with, sealing_key, unseal_with
 from accord.app.tokens import new_id
 from accord.core.refusals import RefusalCode, Refused, refuse
 from accord.core.times import format_time
-from accord.protocols.arbitrated.state import BUYER
 from accord.store import channels as rows
 from accord.store.database import Database
 from accord.store.events import EventRow, last_event_id
@@ -47,14 +46,11 @@ class Binding:
 
 
 def audience_of(caller: Caller) -> Audience:
-    match caller:
-        case SeatCaller():
-            return SeatAudience(caller.negotiation_id, caller.party, Level.OWNER)
-        case SessionCaller():
-            return SeatAudience(caller.negotiation_id, BUYER, Level.OWNER)
-        case PrincipalCaller():
-            return PrincipalAudience(caller.principal_id, Level.OWNER)
-    raise ValueError(f"a chat never holds a {caller.kind} credential")
+    """A chat's audience: its person's credential, at owner level."""
+    found = None if isinstance(caller, MerchantCaller) else own_audience(caller, Level.OWNER)
+    if found is None:
+        raise ValueError(f"a chat never holds a {caller.kind} credential")
+    return found
 
 
 def _caller(row: rows.BindingRow) -> Caller:

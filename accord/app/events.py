@@ -19,9 +19,11 @@ from typing import Final, assert_never
 
 from sqlalchemy import Connection
 
-from accord.app.identity import PrincipalCaller, SeatCaller
+from accord.app.identity import Caller, MerchantCaller, PrincipalCaller, SeatCaller, SessionCaller
 from accord.app.notifier import Notifier
 from accord.app.principal_events import principal_scope
+from accord.protocols.arbitrated.state import BUYER
+from accord.protocols.arbitrated.table import tenant_scope
 from accord.store import events as stored
 from accord.store import notifications
 from accord.store.database import Database
@@ -89,6 +91,21 @@ class PrincipalAudience:
 
 
 Audience = SeatAudience | ScopeAudience | PrincipalAudience
+
+
+def own_audience(caller: Caller, level: Level) -> Audience | None:
+    """A credential's own audience at `level`: its seat, the buyer's seat of its session, its
+    principal, or its tenant's mode for a secret key; None for one that follows nothing."""
+    match caller:
+        case SeatCaller():
+            return SeatAudience(caller.negotiation_id, caller.party, level)
+        case SessionCaller():
+            return SeatAudience(caller.negotiation_id, BUYER, level)
+        case PrincipalCaller():
+            return PrincipalAudience(caller.principal_id, level)
+        case MerchantCaller(key_kind="secret"):
+            return ScopeAudience(tenant_scope(caller.tenant_id, caller.mode), level)
+    return None
 
 
 def events(

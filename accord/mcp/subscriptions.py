@@ -30,13 +30,12 @@ from mcp_types import (
     SubscriptionsListenResult,
 )
 
-from accord.app.events import Audience, Level, PrincipalAudience, SeatAudience
+from accord.app.events import Level, own_audience
 from accord.app.identity import Caller, PrincipalCaller, SeatCaller, SessionCaller
 from accord.app.principals import Action
 from accord.app.root import Accord
 from accord.core.refusals import Refused
 from accord.mcp.context import Door
-from accord.protocols.arbitrated.state import BUYER
 from accord.store.events import ENVELOPE, EventRow
 
 STATIC: Final = frozenset({"accord://about", "accord://jwks"})
@@ -46,18 +45,6 @@ URI: Final = re.compile(
     r"(?P<part>/log|/receipt)?"
 )
 UNREADABLE: Final = "A subscription names a resource this credential cannot read."
-
-
-def audience(caller: Caller) -> Audience | None:
-    """The bearer's own audience, at agent level (None: it follows nothing)."""
-    match caller:
-        case SeatCaller():
-            return SeatAudience(caller.negotiation_id, caller.party, Level.AGENT)
-        case SessionCaller():
-            return SeatAudience(caller.negotiation_id, BUYER, Level.AGENT)
-        case PrincipalCaller():
-            return PrincipalAudience(caller.principal_id, Level.AGENT)
-    return None
 
 
 def updated(row: EventRow, caller: Caller) -> set[str]:
@@ -119,7 +106,9 @@ class Listen:
         caller = await asyncio.to_thread(self._checked, accord, token, uris)
         meta: dict[str, Any] = {SUBSCRIPTION_ID_META_KEY: subscription_id}
         honored = SubscriptionFilter(resource_subscriptions=sorted(uris) or None)
-        follows = audience(caller) if caller is not None and uris - STATIC else None
+        follows = (
+            own_audience(caller, Level.AGENT) if caller is not None and uris - STATIC else None
+        )
         after = await asyncio.to_thread(accord.events.last_id)
         ack = SubscriptionsAcknowledgedNotificationParams(notifications=honored, _meta=meta)
         await ctx.session.send_notification(

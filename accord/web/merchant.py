@@ -9,11 +9,10 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from accord.app.events import Level, ScopeAudience
+from accord.app.events import Level, own_audience
 from accord.app.identity import MerchantCaller
 from accord.core.refusals import Refusal, RefusalCode, Refused
 from accord.protocols.arbitrated.moves import HandoffRequest
-from accord.protocols.arbitrated.table import tenant_scope
 from accord.web import live, principal, security
 from accord.web.pages import SHOWN, _accord, _refusal, _status, landing, page
 from accord.web.session import CLOSES, _currency, verdicts_in_words
@@ -167,9 +166,9 @@ async def session_events(request: Request, session_id: str) -> Response:
         return Response(status_code=status, headers=security.CREDENTIALED)
     accord = _accord(request)
     me = await asyncio.to_thread(accord.doors.identify, key)
-    assert isinstance(me, MerchantCaller)
+    audience = own_audience(me, Level.OWNER)
+    assert audience is not None  # a secret key: its tenant's mode
     after = await asyncio.to_thread(accord.events.last_id)
-    audience = ScopeAudience(tenant_scope(me.tenant_id, me.mode), Level.OWNER)
     return live.changes(
         accord.events, audience, after, lambda row: row.negotiation_id == session_id
     )
