@@ -32,7 +32,7 @@ from accord.protocols.rooms.moves import (
 )
 from accord.protocols.rooms.state import TAIL, Actor, RoomState, Seat, Status
 from accord.protocols.rooms.table import Confirmation, Join, RoomsTable
-from accord.protocols.rooms.views import confirmations
+from accord.protocols.rooms.views import confirmations, history
 from accord.store import records
 
 NAME_TRIES: Final = 24
@@ -244,6 +244,11 @@ class Rooms:
     def show(self, token: str | None, room_id: str) -> JSONBody:
         access, state = self._current(token, room_id)
         return self._view(state, Seat(access.party))
+
+    def history(self, token: str | None, room_id: str) -> list[JSONBody]:
+        """The last moves as the seat's owner reads them: by which door, which fields changed."""
+        _, state = self._current(token, room_id)
+        return history(state.moves)
 
     def follow(self, token: str | None, room_id: str) -> SeatCaller:
         """The seat a stream is for. Opening one is an access: a passed deadline is recorded

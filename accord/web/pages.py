@@ -162,6 +162,7 @@ def room_page(
     try:
         room = rooms.show(token, room_id)
         pending = rooms.pending(token, room_id)["confirmations"]
+        moves = rooms.history(token, room_id)
     except Refused as refused:
         if refused.refusal.code in (RefusalCode.UNAUTHENTICATED, RefusalCode.FORBIDDEN):
             return _no_cookie()
@@ -205,19 +206,41 @@ def room_page(
             r for r in _accord(request).links.redemptions(room_id) if r["party"] == room["seat"]
         ],
         message_id=secrets.token_hex(16),
-        moves=[_move_words(move, room["seat"], schema) for move in reversed(room["moves"])],
+        moves=[_move_words(move, room["seat"], schema) for move in reversed(moves)],
     )
+
+
+BY: Final = {
+    ("you", None): "You",
+    ("they", None): "They",
+    ("you", "agent"): "You, by your agent",
+    ("you", "owner"): "You, yourself",
+    ("you", "confirmed"): "You, by your agent, confirmed by you",
+    ("they", "agent"): "They, by their agent",
+    ("they", "owner"): "They, in person",
+    ("they", "confirmed"): "They, by their agent, confirmed by them",
+}
+"""Who moved and through which door, as the shared log records it for both seats. The opening
+offer comes with the room from whoever opened it, so it names no door."""
 
 
 def _move_words(move: Mapping[str, Any], seat: str, schema: Mapping[str, Any]) -> dict[str, Any]:
     terms = move.get("terms") or {}
+    changed = move.get("changed")
+    names = [n for n in schema if n in terms] + [n for n in terms if n not in schema]
+    side = "you" if move.get("seat") == seat else "they"
     return {
-        "who": "You" if move.get("seat") == seat else "They",
+        "who": BY[side, None if move.get("type") == "offer" else move["via"]],
         "what": MOVE_WORDS.get(move.get("type", ""), move.get("type", "")),
         "terms": [
-            (schema.get(name, {}).get("label", name), format_value(schema.get(name), value))
-            for name, value in terms.items()
+            (
+                schema.get(name, {}).get("label", name),
+                format_value(schema.get(name), terms[name]),
+                changed is not None and name in changed,
+            )
+            for name in names
         ],
+        "unchanged": changed == [],
         "message": move.get("message"),
         "at": move.get("at"),
     }

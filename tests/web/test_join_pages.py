@@ -104,7 +104,7 @@ def test_a_room_opened_from_the_builder(server: LiveServer) -> None:
         page = alice.get(f"/rooms/{room_id.group(1)}")
         assert "450.00 EUR" in page.text and "at least 400.00 EUR" in page.text
         assert "one of blue, red" in page.text
-        assert "<strong>You</strong> offered: colour blue, Price 450.00 EUR." in page.text
+        assert "<strong>You</strong> offered: Price 450.00 EUR, colour blue." in page.text
     with server.client() as client:
         refused = client.post("/rooms/new", data={"step": "fields"})
         assert refused.status_code == 403  # no Origin: not this server's own form

@@ -90,11 +90,18 @@ async def test_an_agent_asks_over_mcp_and_its_person_confirms_on_the_page(
             assert "Your agent asks you to confirm" in page.text
             assert "Outside your limits" in page.text  # 420 is below her floor; no number shown
             assert "&lt;b&gt;420&lt;/b&gt;" in page.text and "<b>420</b>" not in page.text
+            assert (
+                "<strong>They, by their agent</strong> countered: "
+                "Price 420.00 EUR <em>(changed)</em>, Pickup day 2026-12-12." in page.text
+            )
+            assert "<strong>You</strong> offered: Price 450.00 EUR," in page.text
             decided = alice.post(
                 f"{location}/confirmations/{confirmation_id(page.text)}",
                 data={"decision": "confirm"},
             )
             assert decided.status_code == 303
+            after = alice.get(location).text
+            assert "<strong>You, by your agent, confirmed by you</strong> approved." in after
         read = await agent.call_tool("room_read", {"seat_token": opened["seat_token"]})
         approvals = read.structured_content["approvals"]
         assert approvals == [{"seat": "opener", "subject_hash": subject_hash}]
@@ -139,6 +146,10 @@ def test_the_person_moves_from_the_page(server: LiveServer) -> None:
         assert [c["payload"]["terms"]["price"]["amount_minor"] for c in counters] == [42_050]
         page = bob.get(location).text
         assert "Waiting for them." in page and "Saturday instead?" in page
+        assert (
+            "<strong>You, yourself</strong> countered: Price 420.50 EUR <em>(changed)</em>, "
+            "Pickup day 2026-12-13 <em>(changed)</em>." in page
+        )
 
 
 def test_a_refused_form_comes_back_with_its_entries_and_errors(server: LiveServer) -> None:

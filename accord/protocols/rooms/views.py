@@ -3,6 +3,7 @@
 A view never holds the other seat's limits, nonce, tokens or pending confirmation.
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -11,6 +12,7 @@ from accord.protocols.rooms import schema
 from accord.protocols.rooms.decide import allowed_moves
 from accord.protocols.rooms.state import (
     Approval,
+    MoveEntry,
     RoomPolicy,
     RoomState,
     Seat,
@@ -160,3 +162,20 @@ def confirmations(state: RoomState, seat: Seat) -> list[ConfirmationView]:
             outside_your_limits=outside,
         )
     ]
+
+
+def history(moves: Sequence[MoveEntry]) -> list[dict[str, Any]]:
+    """The moves as an owner's page tells them: each with the door it came through (`via`,
+    which the shared log shows both seats) and, for a move that put terms on the table, the
+    fields it changed (None for the first terms in sight: nothing to compare them with)."""
+    told: list[dict[str, Any]] = []
+    before: dict[str, Any] | None = None
+    for entry in moves:
+        changed = None
+        if entry.terms is not None:
+            if before is not None:
+                names = [*entry.terms, *(name for name in before if name not in entry.terms)]
+                changed = [n for n in names if entry.terms.get(n) != before.get(n)]
+            before = entry.terms
+        told.append({**entry.shown, "via": entry.via, "changed": changed})
+    return told
