@@ -5,5 +5,14 @@ import accord.trust
 
 def test_trust_exports_exactly_its_public_names() -> None:
     public = {name for name in vars(accord.trust) if not name.startswith("_")}
-    modules = {"commitments", "ed25519", "encoding", "jws", "keys", "receipts", "verify"}
+    modules = {
+        "commitments",
+        "ed25519",
+        "encoding",
+        "jws",
+        "keys",
+        "receipts",
+        "verify",
+        "webhook_signatures",
+    }
     assert public - modules == set(accord.trust.__all__)

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 
 from accord.sdk._errors import AccordError
 from accord.sdk._webhook_models import WebhookEvent, WebhookKeys
-from accord.webhooks.signatures import matches
+from accord.trust.webhook_signatures import matches
 
 INVALID_WEBHOOK = "invalid_webhook"
 

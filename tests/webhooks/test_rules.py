@@ -18,14 +18,9 @@ from accord.app.webhook_delivery import signing_secrets
 from accord.core.times import format_time
 from accord.store.webhooks import SecretRow
 from accord.trust.keys import keyring_path, load_keyring, rotate
+from accord.trust.webhook_signatures import matches
 from accord.webhooks import rules
-from accord.webhooks.signatures import (
-    matches,
-    new_secret,
-    public_key_text,
-    sign_v1,
-    sign_v1a,
-)
+from accord.webhooks.signatures import new_secret, public_key_text, sign_v1, sign_v1a
 from tests.conftest import START
 
 BODY: Final = b'{"data":{},"id":"evt_7","timestamp":"2026-11-30T10:00:00Z","type":"webhook.test"}'
