@@ -2,7 +2,7 @@
 client (in memory, or over HTTP against a real server)."""
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -53,3 +53,61 @@ def refusal(result: CallToolResult) -> dict[str, Any]:
     assert result.is_error, result.structured_content
     error: dict[str, Any] = json.loads(result.content[0].text)["error"]  # type: ignore[union-attr]
     return error
+
+
+async def open_room(client: Client, **extra: Any) -> dict[str, Any]:
+    """`room_open` of a bicycle at 450 EUR."""
+    return body(
+        await client.call_tool(
+            "room_open",
+            {"subject_schema": SCHEMA, "subject": terms(45_000), "title": "Bicycle", **extra},
+        )
+    )
+
+
+Confirm = Callable[[dict[str, Any], dict[str, Any]], None]
+"""The person's side of an approval: given the seat's `room_open`/`room_join` answer (its
+`owner_link`) and `room_respond`'s answer, confirm it with a credential the agent never held."""
+
+
+async def approve_both(
+    agent: Client,
+    seats: list[dict[str, Any]],
+    subject_hash: str,
+    confirm: Confirm,
+    *,
+    base_url: str,
+) -> None:
+    """Each seat's agent approves the table, which only asks; its person then confirms."""
+    for n, seat in enumerate(seats):
+        room_id = seat["room"]["room_id"]
+        asked = body(
+            await agent.call_tool(
+                "room_respond",
+                {
+                    "seat_token": seat["seat_token"],
+                    "decision": "approve",
+                    "subject_hash": subject_hash,
+                    "message_id": f"approve-{n}",
+                },
+            )
+        )
+        assert asked["status"] == "awaiting_owner"
+        assert asked["owner_url"] == f"{base_url}/rooms/{room_id}"
+        assert asked["confirmation"]["type"] == "approve"
+        assert asked["room"]["state"] == "awaiting"  # nothing applied until the person confirms
+        confirm(seat, asked)
+
+
+async def agreed_receipt(agent: Client, seat_token: str) -> dict[str, Any]:
+    """`room_receipt` of an agreed room, checked by `receipt_verify` against the server's keys;
+    the verification's body."""
+    receipt = body(await agent.call_tool("room_receipt", {"seat_token": seat_token}))
+    assert receipt["envelopes"][-1]["type"] == "room.agreed"
+    verified = body(
+        await agent.call_tool(
+            "receipt_verify", {"receipt": receipt["receipt"], "log": receipt["envelopes"]}
+        )
+    )
+    assert (verified["ok"], verified["status"], verified["signer"]) == (True, "valid", "pinned")
+    return verified

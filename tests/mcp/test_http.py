@@ -1,8 +1,10 @@
 """The MCP door over streamable HTTP in a real server on 127.0.0.1 (interfaces.md, MCP,
 Transports): both protocol eras, the bearer choosing the tool set, a bad bearer 401 and a
-person's credential 403 `agent_door` before MCP, a foreign Host 421; and the shop tool set's
-whole haggle, as a buyer agent runs it."""
+person's credential 403 `agent_door` before MCP, a foreign Host 421; a room taken to its
+verified receipt, the people confirming in their browsers; and the shop tool set's whole
+haggle, as a buyer agent runs it."""
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -19,7 +21,15 @@ from accord.app.merchants import Merchants
 from accord.app.principals import Principals
 from accord.store.database import Database
 from tests.conftest import LiveServer
-from tests.mcp.conftest import SCHEMA, body, refusal, terms
+from tests.mcp.conftest import (
+    Confirm,
+    agreed_receipt,
+    approve_both,
+    body,
+    open_room,
+    refusal,
+    terms,
+)
 from tests.sessions.conftest import POLICY
 
 pytestmark = pytest.mark.anyio
@@ -40,27 +50,72 @@ def _names(listed: Any) -> set[str]:
     return {tool.name for tool in listed.tools}
 
 
+def _confirm_in_a_browser(server: LiveServer) -> Confirm:
+    """The person claims the owner link in a browser and confirms on `owner_url`, the room's
+    page: the owner credential never passes through the agent's client."""
+
+    def confirm(seat: dict[str, Any], asked: dict[str, Any]) -> None:
+        page = asked["owner_url"]
+        with httpx.Client(base_url=server.url, headers={"Origin": server.url}) as browser:
+            code = seat["owner_link"]["url"].rsplit("#", 1)[1]
+            claimed = browser.post("/claim", data={"code": code})
+            assert claimed.status_code == 303, claimed.text
+            assert f"{server.url}{claimed.headers['location']}" == page
+            decided = browser.post(
+                f"{page}/confirmations/{asked['confirmation']['id']}",
+                data={"decision": "confirm"},
+            )
+            assert decided.status_code == 303, decided.text
+
+    return confirm
+
+
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_rooms_over_http_in_both_eras(server: LiveServer, mode: str) -> None:
     async with over_http(server, mode=mode) as agent:
         assert "room_open" in _names(await agent.list_tools())
-        opened = body(
-            await agent.call_tool("room_open", {"subject_schema": SCHEMA, "subject": terms(100)})
-        )
+        opened = await open_room(agent)
         joined = body(await agent.call_tool("room_join", {"invite": opened["invite"]["url"]}))
         countered = body(
             await agent.call_tool(
                 "room_propose",
-                {"seat_token": joined["seat_token"], "type": "counter", "terms": terms(90)},
+                {"seat_token": joined["seat_token"], "type": "counter", "terms": terms(42_000)},
             )
         )
         assert countered["move"]["type"] == "move.counter"
         with pytest.raises(MCPError) as malformed:
             await agent.call_tool("room_read", {"seat_token": 5})
         assert malformed.value.code == INVALID_PARAMS
+        first = body(
+            await agent.call_tool(
+                "room_wait", {"seat_token": opened["seat_token"], "timeout_seconds": 1}
+            )
+        )
+        await approve_both(
+            agent,
+            [opened, joined],
+            countered["room"]["table"]["subject_hash"],
+            _confirm_in_a_browser(server),
+            base_url=server.url,
+        )
+        waited = body(
+            await agent.call_tool(
+                "room_wait",
+                {
+                    "seat_token": opened["seat_token"],
+                    "after": first["last_event_id"],
+                    "timeout_seconds": 5,
+                },
+            )
+        )
+        assert "room.agreed" in {e["data"]["type"] for e in waited["events"]}, waited
+        verified = await agreed_receipt(agent, joined["seat_token"])
+        jwks = await agent.read_resource("accord://jwks")
+        served = json.loads(jwks.contents[0].text)  # type: ignore[union-attr]
+        assert verified["kid"] in {key["kid"] for key in served["keys"]}  # this server signed it
     async with over_http(server, opened["seat_token"], mode=mode) as seat:
         read = body(await seat.call_tool("room_read", {}))  # the bearer is the seat token
-        assert read["table"]["terms"] == terms(90)
+        assert (read["state"], read["table"]["terms"]) == ("agreed", terms(42_000))
 
 
 async def test_the_bearer_picks_the_tool_set_and_owner_credentials_stay_out(

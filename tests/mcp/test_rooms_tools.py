@@ -5,24 +5,22 @@ the agents never held; and each tool's refusals, which keep the REST codes."""
 from typing import Any
 
 import pytest
-from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 
 from accord.app.root import Accord
 from accord.protocols.rooms.moves import ConfirmRequest
-from tests.mcp.conftest import SCHEMA, body, connected, refusal, terms
+from tests.mcp.conftest import (
+    agreed_receipt,
+    approve_both,
+    body,
+    connected,
+    open_room,
+    refusal,
+    terms,
+)
 
 pytestmark = pytest.mark.anyio
-
-
-async def _open(client: Client, **extra: Any) -> dict[str, Any]:
-    return body(
-        await client.call_tool(
-            "room_open",
-            {"subject_schema": SCHEMA, "subject": terms(45_000), "title": "Bicycle", **extra},
-        )
-    )
 
 
 def _owner(accord: Accord, opened: dict[str, Any]) -> str:
@@ -33,7 +31,7 @@ def _owner(accord: Accord, opened: dict[str, Any]) -> str:
 
 async def test_two_agents_reach_an_agreement_their_people_confirm(accord: Accord) -> None:
     async with connected(accord) as agent:
-        alice = await _open(agent, limits={"price": {"min": terms(40_000)["price"]}})
+        alice = await open_room(agent, limits={"price": {"min": terms(40_000)["price"]}})
         assert "owner_token" not in alice  # the agent never holds its person's credential
         assert alice["owner_link"]["url"].startswith("http://127.0.0.1:8000/claim#")
         bob = body(
@@ -66,34 +64,16 @@ async def test_two_agents_reach_an_agreement_their_people_confirm(accord: Accord
         ]
         assert read["your_limits"] == {"price": {"min": terms(40_000)["price"]}}
 
-        for who, opened in (("alice", alice), ("bob", bob)):
-            asked = body(
-                await agent.call_tool(
-                    "room_respond",
-                    {
-                        "seat_token": opened["seat_token"],
-                        "decision": "approve",
-                        "subject_hash": subject_hash,
-                        "message_id": f"{who}-approve",
-                    },
-                )
-            )
-            assert asked["status"] == "awaiting_owner"
-            assert asked["owner_url"] == f"http://127.0.0.1:8000/rooms/{room_id}"
-            assert asked["confirmation"]["type"] == "approve"
-            owner = _owner(accord, opened)
+        def confirm(seat: dict[str, Any], asked: dict[str, Any]) -> None:
+            owner = _owner(accord, seat)
             accord.rooms.confirm(
                 owner, room_id, asked["confirmation"]["id"], ConfirmRequest(decision="confirm")
             )
 
-        receipt = body(await agent.call_tool("room_receipt", {"seat_token": bob["seat_token"]}))
-        assert receipt["envelopes"][-1]["type"] == "room.agreed"
-        verified = body(
-            await agent.call_tool(
-                "receipt_verify", {"receipt": receipt["receipt"], "log": receipt["envelopes"]}
-            )
+        await approve_both(
+            agent, [alice, bob], subject_hash, confirm, base_url="http://127.0.0.1:8000"
         )
-        assert (verified["ok"], verified["status"]) == (True, "valid")
+        verified = await agreed_receipt(agent, bob["seat_token"])
         (signer,) = [c for c in verified["checks"] if c["id"] == "signer"]
         assert signer["ok"]
         assert "trusting this server's keys as it serves them now" in signer["detail"]
@@ -111,7 +91,7 @@ async def test_two_agents_reach_an_agreement_their_people_confirm(accord: Accord
 
 async def test_refusals_keep_their_rest_codes(accord: Accord) -> None:
     async with connected(accord) as agent:
-        alice = await _open(agent)
+        alice = await open_room(agent)
         seat = alice["seat_token"]
         owner = _owner(accord, alice)
         cases: list[tuple[str, dict[str, Any], str]] = [
@@ -188,7 +168,7 @@ async def test_malformed_arguments_are_the_protocols_invalid_params(
 
 async def test_the_bearer_stands_for_the_seat_token(accord: Accord) -> None:
     async with connected(accord) as anyone:
-        alice = await _open(anyone)
+        alice = await open_room(anyone)
     async with connected(accord, alice["seat_token"]) as agent:
         read = body(await agent.call_tool("room_read", {}))
         assert read["room_id"] == alice["room"]["room_id"]
@@ -205,7 +185,7 @@ async def test_the_bearer_stands_for_the_seat_token(accord: Accord) -> None:
 
 async def test_wait_answers_at_the_first_event_or_the_timeout(accord: Accord) -> None:
     async with connected(accord) as agent:
-        alice = await _open(agent)
+        alice = await open_room(agent)
         seat = alice["seat_token"]
         first = body(await agent.call_tool("room_wait", {"seat_token": seat, "timeout_seconds": 1}))
         after = first["last_event_id"]
@@ -226,7 +206,7 @@ async def test_wait_answers_at_the_first_event_or_the_timeout(accord: Accord) ->
 
 async def test_withdrawing_only_asks_and_the_person_ends_the_room(accord: Accord) -> None:
     async with connected(accord) as agent:
-        alice = await _open(agent)
+        alice = await open_room(agent)
         await agent.call_tool("room_join", {"invite": alice["invite"]["url"]})
         room_id = alice["room"]["room_id"]
         asked = body(
