@@ -12,6 +12,8 @@ from fastapi.responses import HTMLResponse, Response
 
 from accord.adviser.requests import AnswerInput, OverrideInput, ReviewInput
 from accord.adviser.review import Offer
+from accord.adviser.review_words import reasons
+from accord.adviser.state import NegotiationState
 from accord.app.identity import PrincipalCaller
 from accord.store.events import EventRow
 from accord.web import live, principal
@@ -42,12 +44,14 @@ def _case_page(
     found = principal._read(request, read)
     if isinstance(found, HTMLResponse):
         return found
+    state = NegotiationState.model_validate(found["case"]["state"])
     return page(
         "case.html",
         status=status,
         credentialed=True,
         case=found["case"],
         brief=found["brief"],
+        reasons=reasons(state),
         error=error,
     )
 

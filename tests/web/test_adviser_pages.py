@@ -85,7 +85,16 @@ def test_a_person_reviews_an_offer_and_accepts_against_it_only_with_a_reason(
         assert reviewed.status_code == 303, reviewed.text
         page = kim_web.get(f"/adviser/cases/{case_id}").text
         assert "The review recommends: Reject it." in page
-        assert "Is it better than your best alternative?</th><td>fail</td>" in page
+        assert (
+            "Is it better than your best alternative?</th><td>fail</td>"
+            "<td>The offer&#39;s Salary is worse than your BATNA: walking away serves you "
+            "better.</td>" in page
+        )
+        assert (  # Salary is critical and its minimum is 130,000
+            "<td>One of your critical or high topics (Salary) is worse than its minimum.</td>"
+            in page
+        )
+        assert "<td>You made no pre-commitment before the offer.</td>" in page
         without = kim_web.post(f"/adviser/cases/{case_id}/deal-review/override", data={})
         assert without.status_code == 400 and "error-summary" in without.text
         accepted = kim_web.post(
