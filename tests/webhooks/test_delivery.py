@@ -2,8 +2,8 @@
 event of the registering credential's audience arrives, at least once and exactly once per
 `webhook-id` that succeeded, despite failed first attempts; every signature verifies (`v1` with
 the `standardwebhooks` library, `v1a` against the served public keys); an agent-level endpoint
-never sees what only the owner may; a rotation's old and new secrets sign side by side; `410`
-disables the endpoint."""
+never sees what only the owner may; a rotation's old and new secrets sign side by side, and so,
+for a day, do the old and new webhook keys of `v1a`; `410` disables the endpoint."""
 
 import json
 from collections import Counter
@@ -14,12 +14,13 @@ from sqlalchemy import func, select
 from standardwebhooks import Webhook
 
 from accord.app.events import Level, SeatAudience, events
-from accord.sdk import verify_webhook
+from accord.sdk import AccordError, verify_webhook
 from accord.store.database import Database
 from accord.store.tables import events as event_table
+from accord.trust.keys import keyring_path, rotate
 from tests.conftest import FakeClock, LiveServer
 from tests.http.support import Room, auth, open_room, terms
-from tests.webhooks.conftest import Receiver, eventually, library_clock
+from tests.webhooks.conftest import Received, Receiver, eventually, library_clock
 
 
 def _register(client: httpx.Client, token: str, url: str, **body: Any) -> dict[str, Any]:
@@ -199,3 +200,52 @@ def test_gone_disables_the_endpoint_and_nothing_more_is_sent(
             owner.post(room.moves, json={"type": "counter", "terms": terms(9500)})
             owner.post(f"/v1/webhooks/{made['webhook_id']}/test")
     assert len(receiver.at("/gone")) == sent  # nothing reaches a disabled endpoint
+
+
+def test_old_and_new_webhook_keys_both_sign_v1a_for_a_day_after_a_rotation(
+    hooked: LiveServer, now_clock: FakeClock, receiver: Receiver
+) -> None:
+    settings = hooked.settings
+    with hooked.client() as client:
+        room = open_room(client, join=False)
+        made = _register(client, room.opener_owner, receiver.url + "/k", signature="v1a")
+        (old,) = client.get("/.well-known/webhook-keys.json").json()["keys"]
+        # `accord keys rotate --webhook` on the running server's keyring: no restart.
+        rotate(
+            keyring_path(settings.key_file, settings.data_dir),
+            "live",
+            now=now_clock(),
+            use="webhook",
+        )
+        served = client.get("/.well-known/webhook-keys.json").json()["keys"]
+        assert [k["status"] for k in served] == ["retired", "active"]
+        assert served[0]["key"] == old["key"]
+        new = served[1]["key"]
+
+        def sent(n: int) -> Received:
+            tested = client.post(
+                f"/v1/webhooks/{made['webhook_id']}/test", headers=auth(room.opener_owner)
+            )
+            assert tested.status_code == 202, tested.text
+            eventually(lambda: len(receiver.succeeded("/k")) == n)
+            return receiver.succeeded("/k")[n - 1]
+
+        def signed_by(received: Received) -> list[str]:
+            at = int(received.headers["webhook-timestamp"])
+            by = []
+            for key in (old["key"], new):
+                try:
+                    verify_webhook(received.body, received.headers, public_keys=[key], now=at)
+                except AccordError:
+                    continue
+                by.append(key)
+            return by
+
+        during = sent(1)
+        assert [s.split(",")[0] for s in during.headers["webhook-signature"].split(" ")] == [
+            "v1a",
+            "v1a",
+        ]
+        assert signed_by(during) == [old["key"], new]
+        now_clock.advance(hours=25)
+        assert signed_by(sent(2)) == [new]  # the day is over: the retired key signs no more
