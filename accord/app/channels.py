@@ -195,6 +195,31 @@ class Channels:
         at = format_time(self._clock())
         self._db.write(lambda conn: rows.record_deliveries(conn, binding_id, event_ids, at=at))
 
+    # -- replies --------------------------------------------------------------------------
+
+    def record_question(
+        self, chat_id: str, message_id: int, binding_id: str, opportunity_id: str, question_id: str
+    ) -> None:
+        """The message the channel answered a send with shows this question of the binding's
+        agent: a reply to it answers that question (the channel says which message a reply
+        is to; the text the person types names nothing)."""
+        row = rows.QuestionMessageRow(
+            channel=self._channel,
+            chat_id=chat_id,
+            message_id=message_id,
+            binding_id=binding_id,
+            opportunity_id=opportunity_id,
+            question_id=question_id,
+            sent_at=format_time(self._clock()),
+        )
+        self._db.write(lambda conn: rows.record_question_message(conn, row))
+
+    def question_message(self, chat_id: str, message_id: int) -> rows.QuestionMessageRow | None:
+        """The question a message of this chat shows; None for any other message."""
+        return self._db.read(
+            lambda conn: rows.find_question_message(conn, self._channel, chat_id, message_id)
+        )
+
     def _opened(self, found: Sequence[rows.BindingRow]) -> list[Binding]:
         """The bindings with their credentials; one sealed under another secret (the bot's
         token was changed) ends as `unreadable`, and the person links again."""

@@ -1,5 +1,6 @@
 """Reading and writing channel bindings. A binding is never changed: an unlink record ends it,
-and each event delivered to it is recorded once. Functions of a Connection, so that callers
+each event delivered to it is recorded once, and so is each question message sent for it.
+Functions of a Connection, so that callers
 choose the transaction."""
 
 from collections.abc import Iterable
@@ -9,7 +10,12 @@ from typing import Any
 from sqlalchemy import Connection, func, insert, select
 
 from accord.store import driver
-from accord.store.tables import channel_bindings, channel_deliveries, channel_unlinks
+from accord.store.tables import (
+    channel_bindings,
+    channel_deliveries,
+    channel_questions,
+    channel_unlinks,
+)
 
 
 @dataclass(frozen=True)
@@ -95,3 +101,48 @@ def record_deliveries(
             "VALUES (:binding_id, :event_id, :delivered_at) ON CONFLICT DO NOTHING"
         )
         driver.execute(conn, sql, values)
+
+
+@dataclass(frozen=True)
+class QuestionMessageRow:
+    """A message sent to a chat that shows one agent's question, named by the message id the
+    channel answered the send with."""
+
+    channel: str
+    chat_id: str
+    message_id: int
+    binding_id: str
+    opportunity_id: str
+    question_id: str
+    sent_at: str
+
+
+def record_question_message(conn: Connection, row: QuestionMessageRow) -> None:
+    """Once: the same message recorded again records nothing."""
+    sql = (
+        "INSERT INTO channel_questions (channel, chat_id, message_id, binding_id, "
+        "opportunity_id, question_id, sent_at) VALUES (:channel, :chat_id, :message_id, "
+        ":binding_id, :opportunity_id, :question_id, :sent_at) ON CONFLICT DO NOTHING"
+    )
+    driver.execute(conn, sql, row.__dict__)
+
+
+def find_question_message(
+    conn: Connection, channel: str, chat_id: str, message_id: int
+) -> QuestionMessageRow | None:
+    t = channel_questions.c
+    query = select(channel_questions).where(
+        t.channel == channel, t.chat_id == chat_id, t.message_id == message_id
+    )
+    found = conn.execute(query).first()
+    if found is None:
+        return None
+    return QuestionMessageRow(
+        found.channel,
+        found.chat_id,
+        int(found.message_id),
+        found.binding_id,
+        found.opportunity_id,
+        found.question_id,
+        found.sent_at,
+    )

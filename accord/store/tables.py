@@ -552,3 +552,15 @@ channel_deliveries = Table(
     Column("event_id", BigInteger, primary_key=True),
     Column("delivered_at", TIME, nullable=False),
 )
+
+channel_questions = Table(
+    "channel_questions",
+    metadata,
+    Column("channel", String(16), primary_key=True),
+    Column("chat_id", String(32), primary_key=True),
+    Column("message_id", BigInteger, primary_key=True),
+    Column("binding_id", ID, ForeignKey("channel_bindings.id"), nullable=False),
+    Column("opportunity_id", ID, nullable=False),
+    Column("question_id", ID, nullable=False),
+    Column("sent_at", TIME, nullable=False),
+)

@@ -3,7 +3,9 @@
 bot does nothing else.
 
 The callback data names the thing; the right to act is the chat's binding, which the
-application layer checks (a tap from a chat not linked to the room is refused there)."""
+application layer checks (a tap from a chat not linked to the room is refused there). So does
+a reply to a question's message: the bot recorded which question that message shows when it
+sent it (`Chat.answer_in_words`)."""
 
 import asyncio
 import contextlib
@@ -41,11 +43,6 @@ def make_bot(token: str, session: BaseSession | None = None) -> Bot:
     if session is None:
         return Bot(token, default=default)
     return Bot(token, default=default, session=session)
-
-
-async def _send(message: Message, replies: Sequence[Reply]) -> None:
-    for reply in replies:
-        await message.answer(reply.text, reply_markup=reply.markup)
 
 
 async def _tapped(query: CallbackQuery, tapped: Tapped) -> None:
@@ -86,6 +83,13 @@ def _private(chat: Chat) -> Router:
     def chat_id(message: Message) -> str:
         return str(message.chat.id)
 
+    async def say(message: Message, replies: Sequence[Reply]) -> None:
+        """Each reply; a question's message is recorded once Telegram names it."""
+        for reply in replies:
+            sent = await message.answer(reply.text, reply_markup=reply.markup)
+            if reply.asks is not None:
+                await run(chat.record, chat_id(message), sent.message_id, reply.asks)
+
     @router.message(CommandStart(deep_link=True))
     async def start_with_code(message: Message, command: CommandObject) -> None:
         try:
@@ -93,7 +97,7 @@ def _private(chat: Chat) -> Router:
         except Refused:
             await message.answer(INVALID_LINK)
             return
-        await _send(message, replies)
+        await say(message, replies)
 
     @router.message(CommandStart())
     async def start(message: Message) -> None:
@@ -105,23 +109,40 @@ def _private(chat: Chat) -> Router:
 
     @router.message(Command("rooms"))
     async def rooms(message: Message) -> None:
-        await _send(message, [await run(chat.rooms, chat_id(message))])
+        await say(message, [await run(chat.rooms, chat_id(message))])
 
     @router.message(Command("pending"))
     async def pending(message: Message) -> None:
-        await _send(message, await run(chat.pending, chat_id(message)))
+        await say(message, await run(chat.pending, chat_id(message)))
 
     @router.message(Command("web"))
     async def web(message: Message) -> None:
-        await _send(message, [await run(chat.web, chat_id(message))])
+        await say(message, [await run(chat.web, chat_id(message))])
 
     @router.message(Command("unlink"))
     async def unlink(message: Message) -> None:
-        await _send(message, [await run(chat.unlink_choices, chat_id(message))])
+        await say(message, [await run(chat.unlink_choices, chat_id(message))])
+
+    @router.message(F.reply_to_message)
+    async def replied(message: Message) -> None:
+        """A reply, perhaps to one of the agent's questions: its text answers it."""
+        question = message.reply_to_message
+        assert question is not None
+        try:
+            outcome = await run(
+                chat.answer_in_words, chat_id(message), question.message_id, message.text
+            )
+        except Refused as refused:
+            await message.reply(escape(refused.refusal.message))
+            return
+        await message.reply(outcome.reply.text, reply_markup=outcome.reply.markup)
+        if outcome.settled:  # its option buttons no longer apply
+            with contextlib.suppress(TelegramBadRequest):  # "not modified", or too old to edit
+                await question.edit_reply_markup(reply_markup=outcome.reply.markup)
 
     @router.message()
     async def anything_else(message: Message) -> None:
-        await message.answer("I answer commands and buttons only; /help lists them.")
+        await message.answer(messages.NOT_UNDERSTOOD)
 
     def tapped_in(query: CallbackQuery) -> str:
         return str(query.message.chat.id if query.message else query.from_user.id)

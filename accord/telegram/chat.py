@@ -19,7 +19,7 @@ from accord.protocols.intro.moves import AnswerRequest
 from accord.protocols.intro.opportunities import DecisionInput
 from accord.protocols.rooms.moves import ConfirmRequest
 from accord.telegram import messages
-from accord.telegram.messages import ConfirmTap, DecisionTap, OptionTap, Reply
+from accord.telegram.messages import Asked, ConfirmTap, DecisionTap, OptionTap, Reply
 
 JSONBody = dict[str, Any]
 
@@ -30,6 +30,15 @@ class Tapped:
 
     notice: str
     reply: Reply
+
+
+@dataclass(frozen=True)
+class Replied:
+    """A reply's outcome: what the chat is told, and whether the question is no longer open
+    (its message then keeps only its Open button)."""
+
+    reply: Reply
+    settled: bool = False
 
 
 class Chat:
@@ -131,7 +140,7 @@ class Chat:
                     if opp["decisions"]["yours"] is None:
                         whole = accord.opportunities.get(caller, opp["opportunity_id"])
                         replies.append(messages.opportunity(whole, self.base_url))
-                    replies += self._questions(caller, opp["opportunity_id"], None)
+                    replies += self._questions(binding, caller, opp["opportunity_id"], None)
                 return replies
         return []
 
@@ -181,28 +190,79 @@ class Chat:
 
     def answer(self, chat_id: str, tap: OptionTap) -> Tapped:
         binding = self.channels.holding_principal(chat_id)
-        caller = self._principal(binding)
-        service = self._accord().opportunities
-        asked = {
-            q["question_id"]: q for q in service.questions(caller, tap.opportunity_id)["questions"]
-        }
-        question = asked.get(tap.question_id)
-        options = (question or {}).get("options") or []
-        try:
+
+        def option(question: JSONBody | None) -> str:
+            options = (question or {}).get("options") or []
             if question is None or not 0 <= tap.option < len(options):
                 raise refuse(RefusalCode.NOT_FOUND, "Your agent asked no such question.")
-            chosen = options[tap.option]
-            body = AnswerRequest(answer=chosen)
-            service.answer(caller, tap.opportunity_id, tap.question_id, body)
+            return str(options[tap.option])
+
+        notice, reply, _ = self._answer(binding, tap.opportunity_id, tap.question_id, option)
+        return Tapped(notice, reply)
+
+    # -- replies -----------------------------------------------------------------------------
+
+    def record(self, chat_id: str, message_id: int, asks: Asked) -> None:
+        """Remember which question a message sent to the chat shows (see `answer_in_words`)."""
+        self.channels.record_question(
+            chat_id, message_id, asks.binding_id, asks.opportunity_id, asks.question_id
+        )
+
+    def answer_in_words(self, chat_id: str, replied_to: int, text: str | None) -> Replied:
+        """A reply to a question's message: its text answers that question, as the web page's
+        form does.
+
+        Which question is known from the message replied to, never from what the person
+        types: Telegram names that message (`reply_to_message`, its id within this chat), and
+        the bot recorded each question message's id when Telegram answered the send
+        (`record`). The record is in the store, so a restart forgets nothing, and an id is
+        only looked up within the chat it was sent to. A reply to any other message answers
+        nothing. The credential that answers is the binding the question was sent for, or
+        the chat's principal binding once that one ended (the person linked again); the
+        service checks it, as it does a tap's."""
+        sent = self.channels.question_message(chat_id, replied_to)
+        if sent is None:
+            return Replied(Reply(messages.NOT_A_QUESTION))
+        if not text:
+            return Replied(Reply(messages.TEXT_ONLY))
+        url = f"{self.base_url}/opportunities/{sent.opportunity_id}"
+        try:
+            held = [b for b in self.channels.held(chat_id) if b.id == sent.binding_id]
+            binding = held[0] if held else self.channels.holding_principal(chat_id)
         except Refused as refused:
-            url = f"{self.base_url}/opportunities/{tap.opportunity_id}"
+            return Replied(messages.one_line(escape(refused.refusal.message), url))
+        _, reply, settled = self._answer(
+            binding, sent.opportunity_id, sent.question_id, lambda _question: text
+        )
+        return Replied(reply, settled)
+
+    def _answer(
+        self,
+        binding: Binding,
+        opportunity_id: str,
+        question_id: str,
+        choose: Callable[[JSONBody | None], str],
+    ) -> tuple[str, Reply, bool]:
+        """One answer through the service with the binding's credential: the notice, what the
+        chat is told, and whether the question is no longer open. `choose` makes the answer
+        from the question as the credential sees it (None: it sees no such question)."""
+        url = f"{self.base_url}/opportunities/{opportunity_id}"
+        question: JSONBody | None = None
+        try:
+            caller = self._principal(binding)
+            service = self._accord().opportunities
+            listed = service.questions(caller, opportunity_id)["questions"]
+            question = next((q for q in listed if q["question_id"] == question_id), None)
+            chosen = choose(question)
+            service.answer(caller, opportunity_id, question_id, AnswerRequest(answer=chosen))
+        except Refused as refused:
             text = escape(refused.refusal.message)
-            if question is not None:  # a stale button: the question as it stands now
+            settled = question is not None and question["status"] != "open"
+            if question is not None and settled:  # stale: the question as it stands now
                 text += f"\n{escape(messages.question_now(question))}"
-            return Tapped(refused.refusal.message, messages.one_line(text, url))
+            return refused.refusal.message, messages.one_line(text, url), settled
         said = f"You answered: {chosen}"
-        url = f"{self.base_url}/opportunities/{tap.opportunity_id}"
-        return Tapped(said, messages.one_line(escape(said), url))
+        return said, messages.one_line(escape(said), url), True
 
     # -- notifications -----------------------------------------------------------------------
 
@@ -243,15 +303,16 @@ class Chat:
             if whole["opportunity"]["status"] == "pending":
                 return [messages.opportunity(whole, self.base_url)]
         if kind == "questions.asked":
-            return self._questions(caller, event["opportunity_id"], event.get("question_ids"))
+            ids = event.get("question_ids")
+            return self._questions(binding, caller, event["opportunity_id"], ids)
         return []
 
     def _questions(
-        self, caller: PrincipalCaller, opportunity_id: str, ids: list[str] | None
+        self, binding: Binding, caller: PrincipalCaller, opportunity_id: str, ids: list[str] | None
     ) -> list[Reply]:
         found = self._accord().opportunities.questions(caller, opportunity_id)["questions"]
         return [
-            messages.question(opportunity_id, q, self.base_url)
+            messages.question(binding.id, opportunity_id, q, self.base_url)
             for q in found
             if q["status"] == "open" and (ids is None or q["question_id"] in ids)
         ]

@@ -25,9 +25,19 @@ HELP: Final = (
     "/web: a link that opens this on the web\n"
     "/unlink: stop following a room or a principal\n"
     "/help: this text\n\n"
+    "To answer your agent's question in your own words, reply to its message.\n\n"
     "To link, open a link from a room's page (Connect Telegram), or run "
     "<code>accord rooms link ROOM</code>."
 )
+REPLY_TO_ANSWER: Final = "Reply to this message to answer in your own words."
+NOT_A_QUESTION: Final = (
+    "That message is not one of your agent's questions. To answer a question in your own "
+    "words, reply to the question's message (❓)."
+)
+NOT_UNDERSTOOD: Final = (
+    "I answer commands, buttons and replies to your agent's questions; /help lists them."
+)
+TEXT_ONLY: Final = "Answer in text: reply to the question's message with your answer."
 ROOM_EVENTS: Final = frozenset(
     {
         "confirmation_needed",
@@ -70,9 +80,20 @@ class UnlinkTap(CallbackData, prefix="ul"):
 
 
 @dataclass(frozen=True)
+class Asked:
+    """The agent's question a message shows, recorded with the message's id once sent, so that
+    a reply to that message answers it."""
+
+    binding_id: str
+    opportunity_id: str
+    question_id: str
+
+
+@dataclass(frozen=True)
 class Reply:
     text: str
     buttons: Sequence[Sequence[InlineKeyboardButton]] = field(default=())
+    asks: Asked | None = None
 
     @property
     def markup(self) -> InlineKeyboardMarkup | None:
@@ -234,18 +255,22 @@ def opportunity(found: Mapping[str, Any], base_url: str) -> Reply:
     return Reply("\n".join(lines), buttons)
 
 
-def question(opportunity_id: str, asked: Mapping[str, Any], base_url: str) -> Reply:
-    """A question from the person's agent: its options as buttons, or a reply on the web."""
+def question(
+    binding_id: str, opportunity_id: str, asked: Mapping[str, Any], base_url: str
+) -> Reply:
+    """A question from the person's agent: its options as buttons, a reply to the message in
+    the person's own words, or an answer on the web."""
     lines = ["❓ <b>Your agent asks:</b>" + quote(asked["question"])]
     if asked.get("why"):
         lines.append("Why it asks:" + quote(asked["why"]))
+    lines.append(f"<i>{REPLY_TO_ANSWER}</i>")
     question_id = asked["question_id"]
     rows = [
         [_tap(option, OptionTap(opportunity_id=opportunity_id, question_id=question_id, option=n))]
         for n, option in enumerate(asked.get("options") or [])
     ]
     rows.append([_url("Answer on the web", f"{base_url}/opportunities/{opportunity_id}")])
-    return Reply("\n".join(lines), rows)
+    return Reply("\n".join(lines), rows, Asked(binding_id, opportunity_id, question_id))
 
 
 def question_now(question: Mapping[str, Any]) -> str:

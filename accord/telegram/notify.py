@@ -107,7 +107,11 @@ class Notifications:
             rows = await asyncio.to_thread(channels.undelivered, binding, BATCH)
             for row in rows:
                 for reply in await asyncio.to_thread(self._replies, binding, row):
-                    await self._send(binding.chat_id, reply)
+                    message_id = await self._send(binding.chat_id, reply)
+                    if reply.asks is not None:  # a reply to it answers the question
+                        await asyncio.to_thread(
+                            self._chat.record, binding.chat_id, message_id, reply.asks
+                        )
                 await asyncio.to_thread(channels.delivered, binding.id, [row.id])
                 delivered += 1
             if len(rows) < BATCH:
@@ -120,11 +124,14 @@ class Notifications:
             log.info("telegram: nothing to show for event %s (%s)", row.id, refused.refusal.code)
             return []
 
-    async def _send(self, chat_id: str, reply: Reply) -> None:
+    async def _send(self, chat_id: str, reply: Reply) -> int:
+        """The sent message's id, as Telegram names it."""
         for _ in range(RETRIES):
             try:
-                await self._bot.send_message(int(chat_id), reply.text, reply_markup=reply.markup)
-                return
+                sent = await self._bot.send_message(
+                    int(chat_id), reply.text, reply_markup=reply.markup
+                )
+                return sent.message_id
             except TelegramRetryAfter as wait:
                 await asyncio.sleep(wait.retry_after)
             except TelegramForbiddenError:

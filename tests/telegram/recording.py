@@ -46,6 +46,7 @@ class RecordingSession(BaseSession):
         self.updates: deque[dict[str, Any]] = deque()
         """What the next `getUpdates` returns (polling mode)."""
         self._ids = itertools.count(1000)
+        self._message_ids: dict[int, int] = {}
 
     async def make_request(
         self, bot: Bot, method: TelegramMethod[TelegramType], timeout: int | None = None
@@ -77,8 +78,10 @@ class RecordingSession(BaseSession):
                 return BOT_USER
             case SendMessage() | EditMessageText():
                 chat_id = getattr(method, "chat_id", None) or 1
+                message_id = next(self._ids)
+                self._message_ids[id(method)] = message_id
                 return {
-                    "message_id": next(self._ids),
+                    "message_id": message_id,
                     "date": 0,
                     "chat": {"id": chat_id, "type": "private"},
                     "text": method.text,
@@ -108,6 +111,10 @@ class RecordingSession(BaseSession):
             for m in self.requests
             if isinstance(m, SendMessage) and (chat_id is None or m.chat_id == chat_id)
         ]
+
+    def message_id(self, sent: SendMessage) -> int:
+        """The id Telegram gave a message the bot sent."""
+        return self._message_ids[id(sent)]
 
     def of(self, kind: type[TelegramMethod[Any]]) -> list[Any]:
         return [m for m in self.requests if isinstance(m, kind)]
@@ -148,6 +155,21 @@ class Person:
             command = text.split()[0]
             message["entities"] = [{"type": "bot_command", "offset": 0, "length": len(command)}]
         return {"update_id": n, "message": message}
+
+    def replies(self, text: str | None, to: int) -> dict[str, Any]:
+        """A reply to the bot's message `to` (text None: a reply with no text, a sticker's)."""
+        update = self.says(text or "")
+        message = update["message"]
+        if text is None:
+            del message["text"]
+        message["reply_to_message"] = {
+            "message_id": to,
+            "date": 0,
+            "chat": self._chat(),
+            "from": BOT_USER,
+            "text": "…",
+        }
+        return update
 
     def taps(self, data: str, message_id: int = 1) -> dict[str, Any]:
         n = next(self._updates)

@@ -205,7 +205,7 @@ async def test_the_commands(telegram: Telegram) -> None:
     await telegram.feed(ANN.says("/help"))
     assert "/pending" in telegram.texts(ANN.chat_id)[-1]
     await telegram.feed(ANN.says("hello"))
-    assert telegram.texts(ANN.chat_id)[-1].startswith("I answer commands and buttons only")
+    assert telegram.texts(ANN.chat_id)[-1].startswith("I answer commands, buttons and replies")
 
     await telegram.feed(ANN.says("/unlink"))
     ((unlink,),) = _buttons(telegram, ANN.chat_id)
