@@ -139,7 +139,7 @@ class BaseClient:
                     model = model.model_copy(update={"message_id": new_message_id()})
                 retry = Retry.SAFE
             content = operation.request.dump_python(model, mode="json", exclude_unset=True)
-        sent_headers = {"Accept": "application/json", "User-Agent": USER_AGENT, **(headers or {})}
+        sent_headers = {"Accept": operation.media_type, "User-Agent": USER_AGENT, **(headers or {})}
         if token:
             sent_headers["Authorization"] = f"Bearer {token}"
         timeout = self._timeout.as_dict()
@@ -166,6 +166,9 @@ class BaseClient:
         if not response.is_success:
             raise self._refusal(response, data)
         if call.operation.text is not None:
+            media_type = response.headers.get("content-type", "").partition(";")[0].strip()
+            if media_type != call.operation.media_type:
+                raise self._invalid(response)
             data = {call.operation.text: response.text}
         result = call.operation.results.get(response.status_code)
         if result is None or not isinstance(data, dict):

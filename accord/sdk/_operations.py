@@ -140,6 +140,8 @@ class Operation(Generic[ResultT]):
     retry: Retry = Retry.SAFE
     text: str | None = None
     """A success answers text, not JSON: the result model's member that holds it."""
+    media_type: str = "application/json"
+    """What a success answers, asked for with `Accept`; text of another type is no answer."""
 
     def url(self, params: Mapping[str, str]) -> str:
         """The path with its parameters filled in, each one percent-encoded whole."""
@@ -358,7 +360,7 @@ CASE_HISTORY: Final[Operation[CaseHistory]] = Operation(
     "GET", CASE + "/history", {200: CaseHistory}
 )
 EXPORT_CASE: Final[Operation[Brief]] = Operation(
-    "GET", CASE + "/export", {200: Brief}, text="markdown"
+    "GET", CASE + "/export", {200: Brief}, text="markdown", media_type="text/markdown"
 )
 PATCH_CASE: Final[Operation[Result]] = Operation(
     "POST", CASE + "/patches", {200: Result}, TypeAdapter(PatchSet), Retry.UNSENT

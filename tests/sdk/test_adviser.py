@@ -1,7 +1,9 @@
 """A principal's adviser cases through `Accord.principal(key).adviser` and its async twin,
 against a real server on 127.0.0.1: a case prepared, a skill run, a room linked and its offer
-reviewed, the brief exported; an agent key reads but never writes; refusals as AccordError."""
+reviewed, the brief exported; an agent key reads but never writes; refusals as AccordError. Over
+a scripted transport: the brief is asked for, and read, only as Markdown."""
 
+import httpx
 import pytest
 
 from accord.app.principals import Principals
@@ -10,6 +12,7 @@ from accord.store.database import Database
 from tests.adviser.test_links_http import SALARY, SCHEMA, terms
 from tests.conftest import FakeClock, LiveServer
 from tests.principals.conftest import Principal, make_principal
+from tests.sdk.conftest import Script
 
 
 @pytest.fixture
@@ -74,3 +77,28 @@ async def test_the_async_twin(server: LiveServer, kim: Principal) -> None:
         mine = await accord.principal(kim.agent_key).adviser.case(case.case_id)
         assert mine.state_version == reviewed.state_version
         assert (await owner.export(case.case_id)).startswith("# A lease\n")
+
+
+@pytest.mark.parametrize(
+    ("content_type", "brief"),
+    [
+        pytest.param("text/markdown; charset=utf-8", "# A lease\n", id="markdown"),
+        pytest.param("text/html", None, id="a_page_is_not_a_brief"),
+        pytest.param("application/json", None, id="json_is_not_a_brief"),
+    ],
+)
+def test_the_brief_is_asked_for_and_read_only_as_markdown(
+    content_type: str, brief: str | None
+) -> None:
+    script = Script(
+        [httpx.Response(200, text="# A lease\n", headers={"content-type": content_type})]
+    )
+    with Accord("http://accord.test", transport=script.transport, max_retries=0) as accord:
+        adviser = accord.principal("acc_ak_x").adviser
+        if brief is None:
+            with pytest.raises(AccordError) as refused:
+                adviser.export("case_1")
+            assert (refused.value.code, refused.value.status) == ("invalid_response", 200)
+        else:
+            assert adviser.export("case_1", version=2) == brief
+    assert script.requests[0].headers["accept"] == "text/markdown"
