@@ -10,7 +10,7 @@ from typing import Annotated, Any, Final
 import typer
 
 from accord.adviser.enums import AnalysisDepth
-from accord.cli.adviser_client import CaseId, Key, cases, print_body, read_json
+from accord.cli.adviser_client import CaseId, Key, adviser, print_body, read_json
 from accord.cli.adviser_client import app as app
 from accord.cli.adviser_display import (
     print_case,
@@ -88,21 +88,17 @@ def new(
     as_json: Json = False,
 ) -> None:
     """Open a case at version 1 (owner key)."""
-    body: dict[str, Any] = {"title": title}
-    if description is not None:
-        body["description"] = description
-    if depth is not None:
-        body["analysis_depth"] = str(depth)
-    with cases(server, key) as you:
-        made = you.create(body)
+    analysis_depth = None if depth is None else str(depth)
+    with adviser(server, key) as you:
+        made = you.open(title, description=description, analysis_depth=analysis_depth).to_json()
     print_body(made, as_json, lambda: print_case(made))
 
 
 @app.command("list")
 def list_cases(key: Key, server: Server = DEFAULT_SERVER, as_json: Json = False) -> None:
     """Your cases, last updated first, with how many material changes you have not seen."""
-    with cases(server, key) as you:
-        body = you.mine()
+    with adviser(server, key) as you:
+        body = you.cases().to_json()
     print_body(body, as_json, lambda: print_cases(body.get("cases") or []))
 
 
@@ -127,8 +123,8 @@ def show(
     Its lifecycle, objective, BATNA and topics; then, for the current version, the open
     questions, the material changes you have not seen and the held patches. --json prints the
     Case, or with --version, {case_id, state_version, state}."""
-    with cases(server, key) as you:
-        body = you.case(case_id) if version is None else you.version(case_id, version)
+    with adviser(server, key) as you:
+        body = (you.case(case_id) if version is None else you.version(case_id, version)).to_json()
     if version is None:
         print_body(body, as_json, lambda: print_case(body))
     else:
@@ -140,8 +136,8 @@ def history(
     case_id: CaseId, key: Key, server: Server = DEFAULT_SERVER, as_json: Json = False
 ) -> None:
     """The case's history, oldest first: one event per version, with the pointers it changed."""
-    with cases(server, key) as you:
-        body = you.history(case_id)
+    with adviser(server, key) as you:
+        body = you.history(case_id).to_json()
     print_body(body, as_json, lambda: print_history(body.get("events") or []))
 
 
@@ -178,10 +174,10 @@ def patch(
     Each refused patch is shown with its code and changes nothing; the command then exits 1,
     the others having applied all the same."""
     patches, based = read_patches(file, based_on)
-    with cases(server, key) as you:
+    with adviser(server, key) as you:
         if based is None:
-            based = you.case(case_id)["state_version"]
-        result = you.patch(case_id, {"based_on_state_version": based, "patches": patches})
+            based = you.case(case_id).state_version
+        result = you.patch(case_id, patches, based_on=based).to_json()
     print_body(result, as_json, lambda: print_result(case_id, result))
     if result.get("refused"):
         raise typer.Exit(1)
@@ -199,8 +195,8 @@ def seen(
     as_json: Json = False,
 ) -> None:
     """Mark a material change seen (owner key): it leaves the case's unseen list."""
-    with cases(server, key) as you:
-        body = you.seen(case_id, change_id)
+    with adviser(server, key) as you:
+        body = you.seen(case_id, change_id).to_json()
     print_body(body, as_json, lambda: say(f"material change {body.get('change_id')} seen"))
 
 
@@ -222,8 +218,8 @@ def close(
     as_json: Json = False,
 ) -> None:
     """Close a case for good (owner key): it stays readable, and refuses every write after."""
-    with cases(server, key) as you:
-        result = you.close(case_id, {"outcome": str(outcome), "reason": reason})
+    with adviser(server, key) as you:
+        result = you.close(case_id, outcome.value, reason).to_json()
     print_body(result, as_json, lambda: print_closed(case_id, str(outcome), result))
 
 

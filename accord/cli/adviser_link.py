@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from accord.cli.adviser_client import CaseId, Key, app, cases, print_body
+from accord.cli.adviser_client import CaseId, Key, adviser, app, print_body
 from accord.cli.adviser_display import hint, say
 from accord.cli.credentials import DEFAULT_PATH
 from accord.cli.errors import Failure
@@ -62,11 +62,8 @@ def link(
         raise Failure("an arbitrated session is linked with its session token: pass --token")
     if protocol is Protocol.intro and token is not None:
         raise Failure("an introduction is linked by your own seat: leave --token out")
-    body = {"protocol": str(protocol), "negotiation_id": negotiation_id}
-    if token is not None:
-        body["credential"] = token
-    with cases(server, key) as you:
-        linked = you.link(case_id, body)
+    with adviser(server, key) as you:
+        linked = you.link(case_id, protocol.value, negotiation_id, credential=token).to_json()
 
     def human() -> None:
         say(

@@ -1,7 +1,7 @@
 """`accord adviser` on what the adviser hands you to review, and your say on it: its open
 questions and your answers, the one-page brief, the deal review (F08) of an offer and your
-override of it (spec/adviser-api.md, Questions, Export, Deal review (F08)). The client and the
-options are `adviser_client.py`'s; what is shown is in `adviser_display.py`."""
+override of it (spec/adviser-api.md, Questions, Export, Deal review (F08)). The options are
+`adviser_client.py`'s; what is shown is in `adviser_display.py`."""
 
 import sys
 from collections.abc import Mapping, Sequence
@@ -10,7 +10,7 @@ from typing import Annotated, Any, Final
 
 import typer
 
-from accord.cli.adviser_client import CaseId, Key, app, cases, print_body, read_json
+from accord.cli.adviser_client import CaseId, Key, adviser, app, print_body, read_json
 from accord.cli.adviser_display import (
     hint,
     print_answered,
@@ -106,8 +106,8 @@ def questions(
 
     Each with its id, its kind (with the choices or the currency), `blocking` when advice waits
     on it, and the question. --json prints the Case's `questions` list."""
-    with cases(server, key) as you:
-        asked = you.case(case_id).get("questions") or []
+    with adviser(server, key) as you:
+        asked = you.case(case_id).to_json()["questions"]
     print_body(asked, as_json, lambda: print_questions(case_id, asked))
 
 
@@ -144,13 +144,13 @@ def answer(
     ones. Prints what applied, the version, any material change, and the questions now open; --json
     prints the API's answer, {…Result, question}."""
     value = _json_answer(text) if json_answer else text
-    with cases(server, key) as you:
+    with adviser(server, key) as you:
         if not json_answer:
-            asked = you.case(case_id).get("questions") or []
+            asked = you.case(case_id).questions
             question = next((q for q in asked if q.get("question_id") == question_id), None)
             value = answer_value(text, question)
-        result = you.answer(case_id, {"question_id": question_id, "answer": value})
-        still = [] if as_json else you.case(case_id).get("questions") or []
+        result = you.answer(case_id, question_id, value).to_json()
+        still = [] if as_json else you.case(case_id).questions
     print_body(result, as_json, lambda: print_answered(case_id, result, still))
     if result.get("refused"):
         raise typer.Exit(1)
@@ -187,8 +187,8 @@ def export(
         raise typer.BadParameter(
             f"the folder {str(output.parent)!r} does not exist", param_hint="--output"
         )
-    with cases(server, key) as you:
-        text = you.export(case_id, version)
+    with adviser(server, key) as you:
+        text = you.export(case_id, version=version)
     if output is None:
         sys.stdout.write(clean(text))  # someone else's text, for a terminal
         return
@@ -251,9 +251,9 @@ def review(
     the tests that did not pass first, the conditions to confirm and why; --json prints the
     API's answer, {…Result, deal_review, response}. A recommendation is advice, not a refusal:
     the command exits 0."""
-    body = {"offer": read_offer(offer, term or (), text, condition or ())}
-    with cases(server, key) as you:
-        result = you.review(case_id, body)
+    read = read_offer(offer, term or (), text, condition or ())
+    with adviser(server, key) as you:
+        result = you.review(case_id, read).to_json()
     print_body(result, as_json, lambda: print_review(case_id, result))
 
 
@@ -285,9 +285,6 @@ def override(
     The reason (and any new evidence) is kept on the review and in the history; a new review
     clears it. Refused (nothing_to_override) unless the last review recommends other than
     accept."""
-    body: dict[str, Any] = {"decision": "accept", "reason": reason}
-    if new_evidence is not None:
-        body["new_evidence"] = new_evidence
-    with cases(server, key) as you:
-        result = you.override(case_id, body)
+    with adviser(server, key) as you:
+        result = you.override(case_id, reason, new_evidence=new_evidence).to_json()
     print_body(result, as_json, lambda: print_override(case_id, result))

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from accord.cli.adviser_client import CaseId, Key, app, cases, print_body, read_json
+from accord.cli.adviser_client import CaseId, Key, adviser, app, print_body, read_json
 from accord.cli.adviser_display import hint, print_result, question_line, say
 from accord.cli.intro_options import DEFAULT_SERVER
 from accord.cli.options import Json, Server
@@ -44,14 +44,25 @@ def skills(
     as_json: Json = False,
 ) -> None:
     """The skills you can run: the built-ins F01-F09 and your own, with what each may write."""
-    declaration = None if register is None else read_json(register, "--register")
-    with cases(server, key) as you:
+    declaration = None if register is None else _declaration(register)
+    with adviser(server, key) as you:
         if declaration is not None:
             made = you.declare(declaration)
             if not as_json:
-                say(f"registered {made.get('skill_id')}")
-        listed = you.skills()
+                say(f"registered {made.skill_id}")
+        listed = you.skills().to_json()
     print_body(listed, as_json, lambda: _print_skills(listed.get("skills") or []))
+
+
+def _declaration(file: str) -> dict[str, Any]:
+    value = read_json(file, "--register")
+    if not isinstance(value, dict):
+        raise typer.BadParameter(
+            f"{file} must hold a JSON object, the skill {{skill_id, name, reads, writes, "
+            "red_team?}",
+            param_hint="--register",
+        )
+    return value
 
 
 def _print_skills(listed: list[Any]) -> None:
@@ -105,15 +116,12 @@ def run(
     Prints the skill's conclusion, the questions it asks, its warnings and findings, what it
     drafted, then each patch: applied, refused (with why) or held until you reconcile its
     finding. --json prints the API's answer, {…Result, response}."""
-    body: dict[str, Any] = {}
-    if request is not None:
-        body["request"] = read_json(request, "--request")
+    asked = None if request is None else read_json(request, "--request")
     if kind is not None:
-        body["request"] = {**(body.get("request") or {}), "kind": str(kind)}
-    if response is not None:
-        body["response"] = read_json(response, "--response")
-    with cases(server, key) as you:
-        result = you.run(case_id, skill_id, body)
+        asked = {**(asked or {}), "kind": str(kind)}
+    made = None if response is None else read_json(response, "--response")
+    with adviser(server, key) as you:
+        result = you.run(case_id, skill_id, request=asked, response=made).to_json()
     print_body(result, as_json, lambda: _print_run(case_id, result))
 
 
@@ -160,6 +168,6 @@ def reconcile(
     as_json: Json = False,
 ) -> None:
     """Reconcile a red-team finding (owner key), in one new version."""
-    with cases(server, key) as you:
-        result = you.reconcile(case_id, finding_id, str(decision))
+    with adviser(server, key) as you:
+        result = you.reconcile(case_id, finding_id, decision.value).to_json()
     print_body(result, as_json, lambda: print_result(case_id, result))
