@@ -1,9 +1,11 @@
 """The person's pages in a real browser (headless Debian chromium, driven by Playwright): a room
 opened from the builder, joined from a second browser through the invite link, countered,
 approved by both, the agreement seen live on both pages, its receipt opened and checked again
-on /verify; a refused move shows its error summary, focused; and axe-core finds no WCAG 2.2 AA
-violation on any page. Screenshots are kept in `artifacts/screenshots/`."""
+on /verify; what an agent asks confirmed and declined on the page; a refused move shows its
+error summary, focused; and axe-core finds no WCAG 2.2 AA violation on any page. Screenshots
+are kept in `artifacts/screenshots/`."""
 
+import json
 import re
 import shutil
 from collections.abc import Iterator
@@ -93,6 +95,7 @@ def test_two_people_agree_in_two_browsers(server: LiveServer, browser: Any) -> N
     accessible(bob, "join-preview")
     bob.fill("#limit-price-max", "440")
     bob.click("text=Join the room")
+    accessible(bob, "joined")
     bob.click("text=Go to the room")
     bob.fill("#field-price", "420")
     bob.click("button:text('Counter')")
@@ -115,10 +118,17 @@ def test_two_people_agree_in_two_browsers(server: LiveServer, browser: Any) -> N
     accessible(alice, "receipt")
     receipt = alice.request.get(re.sub(r"/receipt$", "/receipt.json", alice.url)).text()
     alice.goto(f"{server.url}/verify")
+    accessible(alice, "verify-form")
     alice.fill("#field-receipt", receipt)
     alice.click("button:text('Verify')")
     alice.wait_for_selector("text=Valid: valid")
     accessible(alice, "verify")
+    forged = json.loads(receipt)
+    forged["payload"] = {**forged.get("payload", {}), "forged": True}
+    alice.fill("#field-receipt", json.dumps(forged))
+    alice.click("button:text('Verify')")
+    alice.wait_for_selector("text=Not valid")
+    accessible(alice, "verify-failed")
 
 
 def test_a_refused_move_shows_its_error_summary(server: LiveServer, browser: Any) -> None:
@@ -144,6 +154,117 @@ def test_a_refused_move_shows_its_error_summary(server: LiveServer, browser: Any
     assert bob.evaluate("document.activeElement.classList.contains('error-summary')")
     assert bob.get_attribute("#field-price", "aria-invalid") == "true"
     accessible(bob, "room-refused")
+
+
+def _money(amount_minor: int) -> dict[str, Any]:
+    return {"amount_minor": amount_minor, "currency": "EUR"}
+
+
+def _claimed(browser: Any, owner_link: dict[str, Any]) -> Any:
+    """A browser of its own that opened an owner link and pressed Continue: the room's page."""
+    page = browser.new_context().new_page()
+    page.goto(owner_link["url"])
+    page.click("button:text-is('Continue')")
+    page.wait_for_selector("#part-status")
+    return page
+
+
+def test_a_person_confirms_and_declines_what_their_agent_asks(
+    server: LiveServer, browser: Any
+) -> None:
+    schema = {"price": {"type": "money", "currency": "EUR", "label": "Price"}}
+    with server.client() as api:
+        opened = api.post(
+            "/v1/rooms",
+            json={"subject_schema": schema, "subject": {"price": _money(45_000)},
+                  "limits": {"price": {"min": _money(44_000)}}, "owner_delivery": "link"},
+        ).json()  # fmt: skip
+        room_id = opened["room"]["room_id"]
+        joined = api.post(
+            "/v1/rooms/join",
+            json={"invite_token": opened["invite"]["token"], "owner_delivery": "link"},
+        ).json()
+        alice_agent, bob_agent = auth(opened["seat_token"]), auth(joined["seat_token"])
+        countered = api.post(
+            f"/v1/rooms/{room_id}/moves",
+            json={"type": "counter", "terms": {"price": _money(42_000)}, "message": "420?"},
+            headers=bob_agent,
+        )
+        subject_hash = countered.json()["room"]["table"]["subject_hash"]
+        asked = api.post(  # a seat token's approval waits for its owner
+            f"/v1/rooms/{room_id}/moves",
+            json={"type": "approve", "subject_hash": subject_hash},
+            headers=alice_agent,
+        )
+        assert asked.status_code == 202, asked.text
+        waiting = asked.json()["room"]
+        assert waiting["your_turn"] is True and waiting["approvals"] == []  # nothing moved yet
+
+    stranger = browser.new_context().new_page()
+    shut = stranger.goto(f"{server.url}/rooms/{room_id}")
+    assert shut is not None and shut.status == 401  # no cookie: "open your link"
+    stranger.wait_for_selector("h1:text('Open your link')")
+    accessible(stranger, "room-no-cookie")
+    stranger.goto(f"{server.url}/rooms/join#{opened['invite']['token']}")  # used by Bob's agent
+    stranger.click("text=See the room")
+    stranger.wait_for_selector(".error-summary")
+    accessible(stranger, "join-refused")
+
+    alice = _claimed(browser, opened["owner_link"])
+    assert "Your agent asks you to confirm." in alice.text_content("#part-status")
+    asking = alice.locator(".confirmation")
+    assert "approve these terms" in asking.inner_text()
+    assert "Outside your limits" in asking.inner_text()  # 420 is below her floor, never shown
+    accessible(alice, "room-confirmation")
+    asking.locator("button:text-is('Confirm')").click()
+    alice.wait_for_selector("#part-table >> text=Approved by: you")
+    assert "Waiting for them." in alice.text_content("#part-status")
+    assert alice.locator(".confirmation").count() == 0
+    with server.client() as api:
+        room = api.get(f"/v1/rooms/{room_id}", headers=alice_agent).json()
+        assert room["approvals"] == [{"seat": "opener", "subject_hash": subject_hash}]
+        assert room["your_turn"] is False and room["state"] == "awaiting"
+
+    alice.click("text=Withdraw from the room…")  # the second page, then back without ending
+    alice.wait_for_selector("text=This closes the room for both of you.")
+    accessible(alice, "room-end-withdraw")
+    alice.click("text=Keep the room open")
+    alice.click("button:text('Open on another device')")
+    alice.wait_for_selector("code.secret")
+    accessible(alice, "room-link")
+    alice.goto(f"{server.url}/rooms")
+    alice.wait_for_selector(f"a[href='/rooms/{room_id}']")
+    accessible(alice, "rooms-listed")
+
+    with server.client() as api:  # Bob's agent asks to reject; his person declines
+        asked = api.post(f"/v1/rooms/{room_id}/moves", json={"type": "reject"}, headers=bob_agent)
+        assert asked.status_code == 202, asked.text
+    bob = _claimed(browser, joined["owner_link"])
+    assert "reject the terms on the table" in bob.locator(".confirmation").inner_text()
+    bob.locator(".confirmation button:text-is('Decline')").click()
+    bob.wait_for_selector("#part-status >> text=Your turn.")  # the turn stays where it was
+    assert bob.locator(".confirmation").count() == 0
+    with server.client() as api:
+        room = api.get(f"/v1/rooms/{room_id}", headers=bob_agent).json()
+        assert room["state"] == "awaiting" and room["your_turn"] is True
+        log = api.get(f"/v1/rooms/{room_id}/log", headers=bob_agent).json()["envelopes"]
+        assert "move.reject" not in [envelope["type"] for envelope in log]
+
+    bob.click("text=Reject the terms…")  # the person ends it himself, behind the second page
+    bob.wait_for_selector("text=This closes the room for both of you.")
+    accessible(bob, "room-end-reject")
+    bob.click("button:text-is('Reject the terms')")
+    bob.wait_for_selector("text=The room is closed.")
+    accessible(bob, "room-closed")
+    bob.click("text=The receipt")
+    bob.wait_for_selector("text=Nothing was agreed.")
+    accessible(bob, "receipt-closed")
+
+    again = browser.new_context().new_page()  # an owner link works once
+    again.goto(opened["owner_link"]["url"])
+    again.click("button:text-is('Continue')")
+    again.wait_for_selector(".error-summary")
+    accessible(again, "claim-refused")
 
 
 def _watching(browser: Any) -> Any:
@@ -194,6 +315,10 @@ def test_the_shop_pages_are_accessible(server: LiveServer, browser: Any) -> None
     merchant = _watching(browser)
     merchant.goto(f"{server.url}/login")
     accessible(merchant, "login")
+    merchant.fill("#field-secret", "sk_test_not_a_key")
+    merchant.click("button:text('Sign in')")
+    merchant.wait_for_selector(".error-summary")
+    accessible(merchant, "login-refused")
     merchant.fill("#field-secret", keys["secret_test"])
     merchant.click("button:text('Sign in')")
     merchant.wait_for_selector("text=test mode")
@@ -211,6 +336,19 @@ def test_the_shop_pages_are_accessible(server: LiveServer, browser: Any) -> None
         assert third.status_code == 200, third.text
     merchant.wait_for_selector("td:text('399.90 USD')", timeout=10_000)
     assert "The session changed" in merchant.text_content("#announce")
+    person.reload()  # the person takes the merchant's standing offer, then the checkout
+    person.click("button:text('Accept')")
+    person.wait_for_selector("text=Agreed.")
+    accessible(person, "session-agreed")
+    person.click("button:text('Show the checkout')")
+    person.wait_for_selector("code.secret")
+    accessible(person, "session-checkout")
+    merchant.reload()  # after the end: the floor revealed, a hand-off to publish
+    merchant.wait_for_selector("text=Agreed.")
+    accessible(merchant, "merchant-session-ended")
+    merchant.click("button:text('Reveal the committed floor')")
+    merchant.wait_for_selector("text=Revealed:")
+    accessible(merchant, "merchant-revealed")
     merchant.goto(f"{server.url}/rooms")
     accessible(merchant, "rooms")
 
@@ -249,6 +387,10 @@ def test_the_principal_pages_are_accessible(server: LiveServer, browser: Any) ->
     accessible(person, "opportunities")
     person.goto(f"{server.url}/opportunities/{opportunity_id}")
     accessible(person, "opportunity")
+    person.check("input[name=answer][value=yes]")  # the agent's question, answered
+    person.click("button:text('Answer')")
+    person.wait_for_selector("text=Your agent asks you", state="detached")
+    accessible(person, "opportunity-answered")
     person.click("text=Talk to your agent")
     person.fill("#field-message", "Saturdays only")
     person.click("button:text('Send')")
@@ -258,3 +400,10 @@ def test_the_principal_pages_are_accessible(server: LiveServer, browser: Any) ->
     accessible(person, "cases")
     person.goto(f"{server.url}/adviser/cases/{case['case_id']}")
     accessible(person, "case")
+    asked = person.locator("form[action$='/answers']").first  # the intake asks for text first
+    question_id = asked.locator("[name=question_id]").get_attribute("value")
+    asked.locator("[name=answer]").fill("Stay where I am")
+    asked.locator("button:text('Answer')").click()
+    person.wait_for_selector(f"input[value='{question_id}']", state="detached")
+    assert person.locator("button:text('Mark seen')").count() > 0  # the answer changed the case
+    accessible(person, "case-answered")
