@@ -4,7 +4,7 @@ and the reading of JSON files."""
 
 import contextlib
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -41,28 +41,6 @@ def adviser(server: str, key: str) -> Iterator[Adviser]:
     """The principal's cases on `server`; a failed request ends the command."""
     with principal(server, key) as you:
         yield you.adviser
-
-
-class CaseBodies:
-    """A case read and linked as JSON bodies, for `accord agent run --case`."""
-
-    def __init__(self, cases: Adviser) -> None:
-        self._cases = cases
-
-    def case(self, case_id: str) -> dict[str, Any]:
-        return self._cases.case(case_id).to_json()
-
-    def link(self, case_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
-        linked = self._cases.link(
-            case_id, body["protocol"], body["negotiation_id"], credential=body.get("credential")
-        )
-        return linked.to_json()
-
-
-@contextlib.contextmanager
-def cases(server: str, key: str) -> Iterator[CaseBodies]:
-    with adviser(server, key) as you:
-        yield CaseBodies(you)
 
 
 def print_body(body: Any, as_json: bool, human: Callable[[], None]) -> None:

@@ -12,7 +12,7 @@ from accord.adviser.disclosure import never_reveal
 from accord.adviser.state import NegotiationState
 from accord.agents.room_agent import Step
 from accord.agents.session_agent import SessionStep
-from accord.cli.adviser_client import cases
+from accord.cli.adviser_client import adviser
 from accord.cli.errors import Failure
 
 
@@ -30,9 +30,9 @@ class CaseLimits:
                 "--case reads your case: give a key of its principal with --case-key",
                 exit_code=2,
             )
-        with cases(server, key) as you:
+        with adviser(server, key) as you:
             found = you.case(case_id)
-        return cls(case_id, server, key, found["state"])
+        return cls(case_id, server, key, found.state)
 
     def brief(self, schema: Mapping[str, Any], document: Mapping[str, Any]) -> dict[str, Any]:
         """The brief given, with each field the case maps taken from the case."""
@@ -56,14 +56,13 @@ class CaseLimits:
 
     def follow(self, session_id: str, token: str) -> None:
         """Link the case to the session the agent just opened, with its buyer token."""
-        body = {"protocol": "arbitrated", "negotiation_id": session_id, "credential": token}
-        with cases(self.server, self.key) as you:
-            you.link(self.case_id, body)
+        with adviser(self.server, self.key) as you:
+            you.link(self.case_id, "arbitrated", session_id, credential=token)
 
     def veto(self, step: Step | SessionStep) -> str | None:
         """Before an approve or an accept: the case as it stands now (it has read the table's
         last move), and its review of the other side's terms."""
         if step.kind not in ("approve", "accept"):
             return None
-        with cases(self.server, self.key) as you:
-            return held_back(you.case(self.case_id)["state"]["deal_review"])
+        with adviser(self.server, self.key) as you:
+            return held_back(you.case(self.case_id).state["deal_review"])
