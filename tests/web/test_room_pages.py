@@ -187,6 +187,9 @@ def test_an_ending_asks_twice(server: LiveServer) -> None:
         )
         assert ended.status_code == 303
         assert "The room is closed." in alice.get(location).text
+        receipt = alice.get(f"{location}/receipt").text  # nothing agreed: unsigned, no failure
+        assert 'class="result unsigned"' in receipt and "Not valid" not in receipt
+        assert "Unsigned: nothing was agreed, so nothing was signed</h2>" in receipt
 
 
 def test_what_keeps_a_page_its_persons(server: LiveServer) -> None:
