@@ -435,6 +435,36 @@ class Opportunities:
         seated = self.seated(caller, opportunity_id, Action.READ)
         return {"questions": questions_view(seated.state, seated.seat)}
 
+    def open_questions(
+        self, caller: PrincipalCaller, opportunity_id: str | None = None
+    ) -> JSONBody:
+        """The questions of the principal's seats still waiting for the owner's answer,
+        whatever the opportunity's status (an answer is new context for a next round): of one
+        opportunity, or of every one of the principal's, newest first. Each names its
+        opportunity."""
+
+        def read(conn: Connection) -> JSONBody:
+            if opportunity_id is None:
+                check_may(conn, caller, Action.READ)
+                found = rows.seat_opportunities(
+                    conn, caller.principal_id, status=None, intent_id=None
+                )
+                seated = [(row, _seat(row, caller)) for row in found]
+            else:
+                seated = [_seated_row(conn, caller, opportunity_id)]
+                check_may(conn, caller, Action.READ)
+            listed = []
+            for row, seat in seated:
+                state = self._kernel.load(conn, self._table, row.negotiation_id)
+                listed += [
+                    {"opportunity_id": row.id, **q}
+                    for q in questions_view(state, seat)
+                    if q["status"] == "open"
+                ]
+            return {"questions": listed}
+
+        return self._kernel.read(read)
+
     def log(self, caller: PrincipalCaller, opportunity_id: str) -> JSONBody:
         """The whole chain, the same for both seats: no envelope holds anything private."""
         seated = self.seated(caller, opportunity_id, Action.READ)

@@ -5,7 +5,8 @@ bot does nothing else.
 The callback data names the thing; the right to act is the chat's binding, which the
 application layer checks (a tap from a chat not linked to the room is refused there). So does
 a reply to a question's message: the bot recorded which question that message shows when it
-sent it (`Chat.answer_in_words`)."""
+sent it (`Chat.answer_in_words`), and for whom, so that a reply or an option tapped there is
+that principal's answer in a chat linked to several."""
 
 import asyncio
 import contextlib
@@ -164,7 +165,9 @@ def _private(chat: Chat) -> Router:
 
     @router.callback_query(OptionTap.filter())
     async def answer(query: CallbackQuery, callback_data: OptionTap) -> None:
-        await tap(query, chat.answer, callback_data)
+        """As the principal the tapped question's message was sent for (`Chat.answer`)."""
+        shown_in = query.message.message_id if query.message else None
+        await tap(query, lambda cid, data: chat.answer(cid, data, shown_in), callback_data)
 
     @router.callback_query(UnlinkTap.filter())
     async def unlink_one(query: CallbackQuery, callback_data: UnlinkTap) -> None:

@@ -134,13 +134,17 @@ class Chat:
                 return [messages.confirmation(room, one) for one in asked]
             case PrincipalCaller():
                 caller = self._principal(binding)
-                found = accord.opportunities.list_seated(caller, "pending", None)
+                service = accord.opportunities
                 replies = []
-                for opp in found["opportunities"]:
+                for opp in service.list_seated(caller, "pending", None)["opportunities"]:
                     if opp["decisions"]["yours"] is None:
-                        whole = accord.opportunities.get(caller, opp["opportunity_id"])
+                        whole = service.get(caller, opp["opportunity_id"])
                         replies.append(messages.opportunity(whole, self.base_url))
-                    replies += self._questions(binding, caller, opp["opportunity_id"], None)
+                # asked while the agents talk or after; each is recorded once sent, so that a
+                # reply to it answers it
+                for asked in service.open_questions(caller)["questions"]:
+                    opp_id = asked["opportunity_id"]
+                    replies.append(messages.question(binding.id, opp_id, asked, self.base_url))
                 return replies
         return []
 
@@ -188,8 +192,15 @@ class Chat:
         url = f"{self.base_url}/opportunities/{tap.opportunity_id}"
         return Tapped(said, messages.one_line(said, url))
 
-    def answer(self, chat_id: str, tap: OptionTap) -> Tapped:
-        binding = self.channels.holding_principal(chat_id)
+    def answer(self, chat_id: str, tap: OptionTap, shown_in: int | None = None) -> Tapped:
+        """An option tapped on message `shown_in`: answered with the binding that message was
+        sent for, as a reply is (a chat may hold several principals)."""
+        sent = self.channels.question_message(chat_id, shown_in) if shown_in is not None else None
+        sent_for = None
+        tapped = (tap.opportunity_id, tap.question_id)
+        if sent is not None and (sent.opportunity_id, sent.question_id) == tapped:
+            sent_for = sent.binding_id  # a message showing another question names no one here
+        binding = self._asking(chat_id, sent_for)
 
         def option(question: JSONBody | None) -> str:
             options = (question or {}).get("options") or []
@@ -227,14 +238,22 @@ class Chat:
             return Replied(Reply(messages.TEXT_ONLY))
         url = f"{self.base_url}/opportunities/{sent.opportunity_id}"
         try:
-            held = [b for b in self.channels.held(chat_id) if b.id == sent.binding_id]
-            binding = held[0] if held else self.channels.holding_principal(chat_id)
+            binding = self._asking(chat_id, sent.binding_id)
         except Refused as refused:
             return Replied(messages.one_line(escape(refused.refusal.message), url))
         _, reply, settled = self._answer(
             binding, sent.opportunity_id, sent.question_id, lambda _question: text
         )
         return Replied(reply, settled)
+
+    def _asking(self, chat_id: str, sent_for: str | None) -> Binding:
+        """Who answers a question's message: the binding it was sent for while the chat holds
+        it, else the chat's principal binding (a message not recorded, or the person linked
+        again)."""
+        for binding in self.channels.held(chat_id):
+            if binding.id == sent_for:
+                return binding
+        return self.channels.holding_principal(chat_id)
 
     def _answer(
         self,
@@ -303,19 +322,15 @@ class Chat:
             if whole["opportunity"]["status"] == "pending":
                 return [messages.opportunity(whole, self.base_url)]
         if kind == "questions.asked":
+            opportunity_id = event["opportunity_id"]
             ids = event.get("question_ids")
-            return self._questions(binding, caller, event["opportunity_id"], ids)
+            found = service.open_questions(caller, opportunity_id)["questions"]
+            return [
+                messages.question(binding.id, opportunity_id, q, self.base_url)
+                for q in found
+                if ids is None or q["question_id"] in ids
+            ]
         return []
-
-    def _questions(
-        self, binding: Binding, caller: PrincipalCaller, opportunity_id: str, ids: list[str] | None
-    ) -> list[Reply]:
-        found = self._accord().opportunities.questions(caller, opportunity_id)["questions"]
-        return [
-            messages.question(binding.id, opportunity_id, q, self.base_url)
-            for q in found
-            if q["status"] == "open" and (ids is None or q["question_id"] in ids)
-        ]
 
     # -- the credential's own views ---------------------------------------------------------------
 

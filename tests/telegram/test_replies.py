@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from aiogram.methods import EditMessageReplyMarkup, SendMessage
+from aiogram.methods import AnswerCallbackQuery, EditMessageReplyMarkup, SendMessage
 from aiogram.types import InlineKeyboardMarkup
 
 from accord.app.identity import PrincipalCaller
@@ -181,3 +181,95 @@ async def test_a_chat_bound_to_another_principal_cannot_answer(telegram: Telegra
     assert refused == "No such question of yours; list your questions."
     [qid] = asked.question_ids
     assert _questions(accord, ada, asked.opportunity_id) == [(qid, "open", None)]
+
+
+def _showing(telegram: Telegram, person: Person, opportunity_id: str, question_id: str) -> Any:
+    """The latest message with this question's option buttons."""
+    data = f"qa:{opportunity_id}:{question_id}:"
+    for message in reversed(telegram.session.sent(person.chat_id)):
+        markup = message.reply_markup
+        if isinstance(markup, InlineKeyboardMarkup) and any(
+            (b.callback_data or "").startswith(data) for row in markup.inline_keyboard for b in row
+        ):
+            return message
+    raise AssertionError(f"no message shows {question_id}")
+
+
+def _status(accord: Accord, who: Principal, opportunity_id: str) -> str:
+    found = accord.opportunities.get(_caller(accord, who.owner_key), opportunity_id)
+    return str(found["opportunity"]["status"])
+
+
+async def test_pending_lists_questions_asked_while_the_agents_talk(telegram: Telegram) -> None:
+    """Questions come by notification as they are asked; /pending lists them again, each with
+    its options and reply line, and a reply to that listed message answers it too."""
+    accord = telegram.accord
+    ada, bob = _principal(accord, "ada-ne"), _principal(accord, "bob-ne")
+    await telegram.link(ADA, ada.owner_key)
+    asked = _asked(accord, ada, bob, MORNINGS, WHERE)
+    assert _status(accord, ada, asked.opportunity_id) == "negotiating"
+
+    before = len(telegram.session.sent(ADA.chat_id))
+    await telegram.feed(ADA.says("/pending"))
+    mornings, where = telegram.session.sent(ADA.chat_id)[before:]
+    assert all(messages.REPLY_TO_ANSWER in m.text for m in (mornings, where))
+    assert "Mornings only?" in mornings.text and "Where can you play?" in where.text
+    markup = mornings.reply_markup
+    assert isinstance(markup, InlineKeyboardMarkup)
+    yes_no = [b.callback_data for row in markup.inline_keyboard for b in row]
+    mornings_id, where_id = asked.question_ids
+    option = f"qa:{asked.opportunity_id}:{mornings_id}"
+    assert yes_no == [f"{option}:0", f"{option}:1", None]  # then Answer on the web
+
+    await telegram.feed(ADA.replies("Croix-Rousse", to=telegram.session.message_id(where)))
+    assert telegram.texts(ADA.chat_id)[-1] == "You answered: Croix-Rousse"
+    await telegram.feed(ADA.taps(f"{option}:1", telegram.session.message_id(mornings)))
+    assert _questions(accord, ada, asked.opportunity_id) == [
+        (mornings_id, "answered", "no"),
+        (where_id, "answered", "Croix-Rousse"),
+    ]
+    await telegram.feed(ADA.says("/pending"))
+    assert telegram.texts(ADA.chat_id)[-1] == "Nothing waits for you."
+
+
+async def test_a_chat_linked_to_two_principals_answers_as_each(telegram: Telegram) -> None:
+    """One person, two principals, one chat: a tap or a reply on a question's message is the
+    answer of the principal that message was sent for; a tap on a message the bot did not
+    record acts as the chat's first principal, and the service refuses it for the other's."""
+    accord = telegram.accord
+    ada, cleo = _principal(accord, "ada-tw"), _principal(accord, "cleo-tw")
+    bob = _principal(accord, "bob-tw")
+    await telegram.link(ADA, ada.owner_key)
+    await telegram.link(ADA, cleo.owner_key)
+    adas = _asked(accord, ada, bob, MORNINGS)
+    cleos = _asked(accord, cleo, bob, MORNINGS, WHERE)
+    await telegram.tell()
+    [ada_mornings] = adas.question_ids
+    cleo_mornings, cleo_where = cleos.question_ids
+
+    cleo_option = f"qa:{cleos.opportunity_id}:{cleo_mornings}"
+    await telegram.feed(ADA.taps(f"{cleo_option}:0", message_id=1))  # not a question's message
+    refused = telegram.session.of(AnswerCallbackQuery)[-1].text
+    assert refused == "You hold no seat of this opportunity; GET /api/opportunities lists yours."
+
+    shown = _showing(telegram, ADA, cleos.opportunity_id, cleo_mornings)
+    await telegram.feed(ADA.taps(f"{cleo_option}:1", telegram.session.message_id(shown)))
+    assert telegram.session.of(AnswerCallbackQuery)[-1].text == "You answered: no"
+    shown = _showing(telegram, ADA, adas.opportunity_id, ada_mornings)
+    ada_option = f"qa:{adas.opportunity_id}:{ada_mornings}"
+    await telegram.feed(ADA.taps(f"{ada_option}:0", telegram.session.message_id(shown)))
+    assert telegram.session.of(AnswerCallbackQuery)[-1].text == "You answered: yes"
+
+    # /pending lists what is left, Cleo's question, sent for Cleo: a reply answers as her
+    before = len(telegram.session.sent(ADA.chat_id))
+    await telegram.feed(ADA.says("/pending"))
+    [where] = telegram.session.sent(ADA.chat_id)[before:]
+    assert "Where can you play?" in where.text
+    await telegram.feed(ADA.replies("Vaise", to=telegram.session.message_id(where)))
+    assert telegram.texts(ADA.chat_id)[-1] == "You answered: Vaise"
+
+    assert _questions(accord, ada, adas.opportunity_id) == [(ada_mornings, "answered", "yes")]
+    assert _questions(accord, cleo, cleos.opportunity_id) == [
+        (cleo_mornings, "answered", "no"),
+        (cleo_where, "answered", "Vaise"),
+    ]
