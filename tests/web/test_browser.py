@@ -2,8 +2,9 @@
 opened from the builder, joined from a second browser through the invite link, countered,
 approved by both, the agreement seen live on both pages, its receipt opened and checked again
 on /verify; what an agent asks confirmed and declined on the page; a refused move shows its
-error summary, focused; and axe-core finds no WCAG 2.2 AA violation on any page. Screenshots
-are kept in `artifacts/screenshots/`."""
+error summary, focused; a room's notices and a stale form refused `raced`; a session's
+corrective round, a walk-away and a manual hand-off; and axe-core finds no WCAG 2.2 AA
+violation on any page. Screenshots are kept in `artifacts/screenshots/`."""
 
 import json
 import re
@@ -20,6 +21,7 @@ from tests.conftest import LiveServer
 from tests.http.support import auth
 from tests.intro.conftest import key
 from tests.intro.test_turns_http import opened, took
+from tests.sessions import support as sessions
 from tests.sessions.conftest import POLICY
 from tests.web.test_principal_pages import _principal
 
@@ -67,6 +69,9 @@ def test_two_people_agree_in_two_browsers(server: LiveServer, browser: Any) -> N
     accessible(alice, "home")
     alice.goto(f"{server.url}/rooms/new")
     accessible(alice, "new-fields")
+    alice.click("text=Next: your offer and limits")  # no field named yet: refused
+    alice.wait_for_selector(".error-summary >> text=name at least one field")
+    accessible(alice, "new-fields-refused")
     alice.fill("#f0-name", "price")
     alice.fill("#f0-label", "Price")
     alice.select_option("#f0-type", "money")
@@ -77,9 +82,14 @@ def test_two_people_agree_in_two_browsers(server: LiveServer, browser: Any) -> N
     alice.click("text=Next: your offer and limits")
     accessible(alice, "new-terms")
     alice.fill("#field-title", "Blue bicycle")
-    alice.fill("#field-price", "450")
+    alice.fill("#field-price", "four fifty")
     alice.fill("#field-day", "2026-12-12")
     alice.fill("#limit-price-min", "400")
+    alice.click("text=Open the room")
+    alice.wait_for_selector(".error-summary >> a[href='#field-price']")
+    assert alice.get_attribute("#field-price", "aria-invalid") == "true"
+    accessible(alice, "new-terms-refused")
+    alice.fill("#field-price", "450")
     alice.click("text=Open the room")
     accessible(alice, "opened")
     invite = alice.locator("code.secret").first.inner_text()
@@ -129,6 +139,10 @@ def test_two_people_agree_in_two_browsers(server: LiveServer, browser: Any) -> N
     alice.click("button:text('Verify')")
     alice.wait_for_selector("text=Not valid")
     accessible(alice, "verify-failed")
+    alice.fill("#field-receipt", "a receipt, in words")
+    alice.click("button:text('Verify')")
+    alice.wait_for_selector(".error-summary >> text=invalid_request")
+    accessible(alice, "verify-refused")
 
 
 def test_a_refused_move_shows_its_error_summary(server: LiveServer, browser: Any) -> None:
@@ -267,6 +281,54 @@ def test_a_person_confirms_and_declines_what_their_agent_asks(
     accessible(again, "claim-refused")
 
 
+def test_a_room_whose_limits_cannot_meet_goes_in_circles(server: LiveServer, browser: Any) -> None:
+    """The two notices of a room, and a form left open while the room moved on: refused
+    `raced`, shown again with the new table and the person's entries."""
+    schema = {"price": {"type": "money", "currency": "EUR", "label": "Price"}}
+    with server.client() as api:
+        opened = api.post(
+            "/v1/rooms",
+            json={"subject_schema": schema, "subject": {"price": _money(45_000)},
+                  "limits": {"price": {"min": _money(40_000)}}, "owner_delivery": "link"},
+        ).json()  # fmt: skip
+        room_id = opened["room"]["room_id"]
+        joined = api.post(  # at most 380 against her at least 400
+            "/v1/rooms/join",
+            json={"invite_token": opened["invite"]["token"],
+                  "limits": {"price": {"max": _money(38_000)}}},
+        ).json()  # fmt: skip
+    alice_agent, bob_agent = auth(opened["seat_token"]), auth(joined["seat_token"])
+
+    def countered(agent: dict[str, str], amount_minor: int) -> None:
+        with server.client() as api:
+            moved = api.post(
+                f"/v1/rooms/{room_id}/moves",
+                json={"type": "counter", "terms": {"price": _money(amount_minor)}},
+                headers=agent,
+            )
+            assert moved.status_code == 200, moved.text
+
+    alice = _claimed(browser, opened["owner_link"])
+    assert "cannot meet on: price" in alice.text_content("#part-status")
+    accessible(alice, "room-limits-incompatible")
+    countered(bob_agent, 36_000)
+    alice.reload()
+    alice.wait_for_selector("#part-status >> text=Your turn.")
+    # While her counter form is open, her agent and theirs trade two prices back and forth:
+    # her form goes stale, and four moves with no new terms make the room circle.
+    for agent, amount_minor in ((alice_agent, 45_000), (bob_agent, 37_000)) * 3:
+        countered(agent, amount_minor)
+    alice.fill("#field-price", "460")
+    alice.click("button:text('Counter')")
+    alice.wait_for_selector(".error-summary >> text=raced")
+    assert alice.input_value("#field-price") == "460"  # her entry, kept
+    assert "370.00 EUR" in alice.text_content("#part-table")  # the table as it now stands
+    accessible(alice, "room-raced")
+    alice.goto(f"{server.url}/rooms/{room_id}")
+    alice.wait_for_selector("#part-status >> text=the room is circling")
+    accessible(alice, "room-circling")
+
+
 def _watching(browser: Any) -> Any:
     """A page in a context of its own that notes when its event stream opens
     (`window.streamOpen`), so a test acts only once the page is listening."""
@@ -277,12 +339,29 @@ def _watching(browser: Any) -> Any:
     return context.new_page()
 
 
-def test_the_shop_pages_are_accessible(server: LiveServer, browser: Any) -> None:
+def _shop_keys(server: LiveServer, name: str) -> dict[str, str]:
     db = Database(server.settings.database, apply_migrations=False)
     try:
-        keys = Merchants(db, server.settings, clock=server.clock).create_tenant("a11y")["keys"]
+        keys: dict[str, str] = Merchants(db, server.settings, clock=server.clock).create_tenant(
+            name
+        )["keys"]
     finally:
         db.close()
+    return keys
+
+
+def _signed_in(browser: Any, server: LiveServer, secret: str) -> Any:
+    """A browser of its own, signed in on /login with a key."""
+    page = browser.new_context().new_page()
+    page.goto(f"{server.url}/login")
+    page.fill("#field-secret", secret)
+    page.click("button:text('Sign in')")
+    page.wait_for_url(re.compile(r"/(merchant|opportunities)"))
+    return page
+
+
+def test_the_shop_pages_are_accessible(server: LiveServer, browser: Any) -> None:
+    keys = _shop_keys(server, "a11y")
     with server.client() as api:
         api.put(f"/v1/policies/{POLICY['sku']}", json=POLICY, headers=auth(keys["secret_test"]))
         opened = api.post(
@@ -353,6 +432,41 @@ def test_the_shop_pages_are_accessible(server: LiveServer, browser: Any) -> None
     accessible(merchant, "rooms")
 
 
+def test_a_session_refused_as_unfair_walked_away_and_a_manual_hand_off(
+    server: LiveServer, browser: Any
+) -> None:
+    keys = _shop_keys(server, "a11y-manual")
+    with server.client() as api:
+        sessions.put_policy(
+            api, keys["secret_test"], handoff=POLICY["handoff"] | {"publish": "manual"}
+        )
+        unfair = sessions.open_session(api, keys["publishable_test"])
+        assert sessions.offer(api, unfair, sessions.UNFAIR)["state"] == "corrective"
+        link = api.post("/v1/links", json={}, headers=auth(unfair.token)).json()
+        agreed, _ = sessions.agree(api, keys["publishable_test"])
+    person = browser.new_context().new_page()
+    person.goto(link["web_url"])
+    person.click("text=Continue")
+    person.wait_for_selector("text=one corrective offer is due")
+    accessible(person, "session-corrective")
+    person.click("button:text('Walk away')")
+    person.wait_for_selector("text=Ended without a deal: your side walked away.")
+    accessible(person, "session-walked-away")
+
+    merchant = _signed_in(browser, server, keys["secret_test"])
+    merchant.goto(f"{server.url}/merchant/sessions/{agreed.session_id}")
+    merchant.fill("#field-value", "MANUAL-A11Y-7731")
+    merchant.fill("#field-checkout_url", "https://shop.example/pay")
+    merchant.fill("#field-expires_at", "2026-12-01T12:00:00Z")
+    with merchant.expect_navigation():
+        merchant.click("button:text('Publish')")
+    assert merchant.url.endswith(f"/merchant/sessions/{agreed.session_id}")  # not refused
+    accessible(merchant, "merchant-handoff-published")
+    with server.client() as api:  # the buyer's side can now claim it
+        claimed = api.post(f"{agreed.url}/handoff/claim", headers=auth(agreed.token))
+        assert claimed.status_code == 200 and claimed.json()["value"] == "MANUAL-A11Y-7731"
+
+
 def test_the_principal_pages_are_accessible(server: LiveServer, browser: Any) -> None:
     ada, bob = _principal(server, "ada-a11y"), _principal(server, "bob-a11y")
     with server.client() as api:
@@ -379,10 +493,7 @@ def test_the_principal_pages_are_accessible(server: LiveServer, browser: Any) ->
             headers=key(ada.owner_key),
         )
         assert reviewed.status_code == 200, reviewed.text
-    person = browser.new_context().new_page()
-    person.goto(f"{server.url}/login")
-    person.fill("#field-secret", ada.owner_key)
-    person.click("button:text('Sign in')")
+    person = _signed_in(browser, server, ada.owner_key)
     person.wait_for_selector("text=Your introductions")
     accessible(person, "opportunities")
     person.goto(f"{server.url}/opportunities/{opportunity_id}")
@@ -396,6 +507,15 @@ def test_the_principal_pages_are_accessible(server: LiveServer, browser: Any) ->
     person.click("button:text('Send')")
     person.wait_for_selector("blockquote:text('Saturdays only')")
     accessible(person, "chat")
+    with server.client() as api:  # their agent accepts: the introduction waits for the people
+        took(
+            api, bob.agent_key, opportunity_id,
+            action="accept", message="Yes", expected_turn_count=1,
+        )  # fmt: skip
+    person.goto(f"{server.url}/opportunities/{opportunity_id}")
+    person.wait_for_selector("text=The agents agree it is worth it: you and they decide.")
+    assert person.locator("button:text('Pass')").count() == 1  # beside Accept introduction
+    accessible(person, "opportunity-pending")
     person.goto(f"{server.url}/adviser/cases")
     accessible(person, "cases")
     person.goto(f"{server.url}/adviser/cases/{case['case_id']}")
@@ -407,3 +527,11 @@ def test_the_principal_pages_are_accessible(server: LiveServer, browser: Any) ->
     person.wait_for_selector(f"input[value='{question_id}']", state="detached")
     assert person.locator("button:text('Mark seen')").count() > 0  # the answer changed the case
     accessible(person, "case-answered")
+    person.fill("#field-reason", "   ")  # blank to the server, though the field is required
+    person.click("button:text('Accept against the review')")
+    person.wait_for_selector(".error-summary")
+    accessible(person, "case-override-refused")
+    person.fill("#field-reason", "The team is worth it")
+    person.click("button:text('Accept against the review')")
+    person.wait_for_selector("text=You accepted against the review")
+    accessible(person, "case-overridden")
