@@ -97,6 +97,8 @@ def test_a_person_reviews_an_offer_and_accepts_against_it_only_with_a_reason(
         assert "<td>You made no pre-commitment before the offer.</td>" in page
         without = kim_web.post(f"/adviser/cases/{case_id}/deal-review/override", data={})
         assert without.status_code == 400 and "error-summary" in without.text
+        assert 'aria-invalid="true" aria-describedby="error-reason"' in without.text
+        assert '<p id="error-reason" class="field-error">' in without.text
         accepted = kim_web.post(
             f"/adviser/cases/{case_id}/deal-review/override",
             data={"reason": "A sign-on bonus makes up the gap"},
