@@ -237,6 +237,12 @@ class Sessions:
     def check_merchant(self, token: str | None, session_id: str) -> None:
         self._kernel.read(lambda conn: self._merchant(conn, token, session_id))
 
+    def handoff_published(self, token: str | None, session_id: str) -> bool:
+        """Whether the session's hand-off is out, for the merchant's own page: that it is,
+        never its value (only the buyer's claim shows that)."""
+        self.check_merchant(token, session_id)
+        return self._read_current(token, session_id).handoff is not None
+
     def _read_current(
         self, token: str | None, session_id: str, *, buyer_only: bool = False
     ) -> SessionState:

@@ -133,6 +133,8 @@ def _session_page(
         close_reason=CLOSES.get((view["close"] or {}).get("reason", ""), None),
         error=error,
         reveals=reveals,
+        published=view["state"] == "agreed"
+        and _accord(request).sessions.handoff_published(key, session_id),
     )
 
 

@@ -461,6 +461,8 @@ def test_a_session_refused_as_unfair_walked_away_and_a_manual_hand_off(
     with merchant.expect_navigation():
         merchant.click("button:text('Publish')")
     assert merchant.url.endswith(f"/merchant/sessions/{agreed.session_id}")  # not refused
+    merchant.wait_for_selector("text=The hand-off is published")
+    assert merchant.locator("#handoff-form").count() == 0
     accessible(merchant, "merchant-handoff-published")
     with server.client() as api:  # the buyer's side can now claim it
         claimed = api.post(f"{agreed.url}/handoff/claim", headers=auth(agreed.token))

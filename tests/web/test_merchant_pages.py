@@ -48,6 +48,8 @@ def test_a_merchant_signs_in_and_reads_its_sessions(server: LiveServer) -> None:
         assert "test mode" in listed and f'href="/merchant/sessions/{session_id}"' in listed
         page = shop.get(f"/merchant/sessions/{session_id}").text
         assert "Agreed." in page and "<td>the buyer&#39;s agent</td>" in page
+        # an automatic policy publishes at the agreement: the page says so, with no form
+        assert "The hand-off is published" in page and 'id="handoff-form"' not in page
         revealed = shop.post(f"/merchant/sessions/{session_id}/reveal")
         assert revealed.status_code == 200 and "Revealed:" in revealed.text
         assert "38000" in revealed.text  # the floor the server committed to, now opened
