@@ -77,6 +77,8 @@ def test_a_room_opened_from_the_builder(server: LiveServer) -> None:
         assert alice.get("/rooms/new").status_code == 200
         empty = alice.post("/rooms/new", data={"step": "fields"})
         assert empty.status_code == 400 and "name at least one field" in empty.text
+        for target in re.findall(r'<a href="#([^"]+)"', empty.text):  # the summary's links land
+            assert f'id="{target}"' in empty.text, target
         fields = {
             "step": "fields",
             "field.0.name": "price", "field.0.label": "Price", "field.0.type": "money",
