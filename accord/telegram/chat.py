@@ -179,10 +179,9 @@ class Chat:
         return Tapped(said, messages.room(room, self.base_url, heading=said))
 
     def decide(self, chat_id: str, tap: DecisionTap) -> Tapped:
-        binding = self.channels.holding_principal(chat_id)
-        caller = self._principal(binding)
-        status = "accepted" if tap.answer == "a" else "rejected"
         service = self._accord().opportunities
+        caller = self._party_to(chat_id, tap.opportunity_id)
+        status = "accepted" if tap.answer == "a" else "rejected"
         try:
             service.decide(caller, tap.opportunity_id, DecisionInput(status=status))
         except Refused as refused:
@@ -245,6 +244,21 @@ class Chat:
             binding, sent.opportunity_id, sent.question_id, lambda _question: text
         )
         return Replied(reply, settled)
+
+    def _party_to(self, chat_id: str, opportunity_id: str) -> PrincipalCaller:
+        """Which of the chat's principals decides an introduction: the one the service shows
+        it to (a chat may hold several); else the first, whose refusal is then the answer."""
+        service = self._accord().opportunities
+        for binding in self.channels.held(chat_id):
+            if not isinstance(binding.caller, PrincipalCaller):
+                continue
+            caller = self._principal(binding)
+            try:
+                service.get(caller, opportunity_id)
+            except Refused:
+                continue
+            return caller
+        return self._principal(self.channels.holding_principal(chat_id))
 
     def _asking(self, chat_id: str, sent_for: str | None) -> Binding:
         """Who answers a question's message: the binding it was sent for while the chat holds

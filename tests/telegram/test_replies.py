@@ -273,3 +273,29 @@ async def test_a_chat_linked_to_two_principals_answers_as_each(telegram: Telegra
         (cleo_mornings, "answered", "no"),
         (cleo_where, "answered", "Vaise"),
     ]
+
+
+async def test_each_principal_of_a_chat_decides_its_own_introduction(telegram: Telegram) -> None:
+    """Accept introduction and Pass in a chat linked to two principals: each introduction is
+    decided by the principal it waits for, whichever was linked first."""
+    accord = telegram.accord
+    ada, cleo = _principal(accord, "ada-op"), _principal(accord, "cleo-op")
+    bob = _principal(accord, "bob-op")
+    await telegram.link(ADA, ada.owner_key)
+    await telegram.link(ADA, cleo.owner_key)
+    adas = _asked(accord, ada, bob, MORNINGS, agreed=True)
+    cleos = _asked(accord, cleo, bob, MORNINGS, agreed=True)
+    await telegram.feed(ADA.taps(f"op:{cleos.opportunity_id}:a"))
+    assert telegram.session.of(AnswerCallbackQuery)[-1].text == "You accepted the introduction."
+    await telegram.feed(ADA.taps(f"op:{adas.opportunity_id}:p"))
+    assert telegram.session.of(AnswerCallbackQuery)[-1].text == "You passed."
+    decided = {
+        who.name: accord.opportunities.get(_caller(accord, who.owner_key), made.opportunity_id)
+        for who, made in ((ada, adas), (cleo, cleos))
+    }
+    assert decided["cleo-op"]["opportunity"]["decisions"]["yours"] == "accepted"
+    assert decided["ada-op"]["opportunity"]["decisions"]["yours"] == "rejected"
+    await telegram.feed(BOB.taps(f"op:{cleos.opportunity_id}:p"))  # a chat with no principal
+    assert telegram.session.of(AnswerCallbackQuery)[-1].text == (
+        "This chat is not linked to a principal."
+    )
