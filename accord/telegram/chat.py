@@ -252,8 +252,8 @@ class Chat:
         for binding in self.channels.held(chat_id):
             if not isinstance(binding.caller, PrincipalCaller):
                 continue
-            caller = self._principal(binding)
             try:
+                caller = self._principal(binding)  # a replaced key opens nothing
                 service.get(caller, opportunity_id)
             except Refused:
                 continue
