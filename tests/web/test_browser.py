@@ -537,3 +537,32 @@ def test_the_principal_pages_are_accessible(server: LiveServer, browser: Any) ->
     person.click("button:text('Accept against the review')")
     person.wait_for_selector("text=You accepted against the review")
     accessible(person, "case-overridden")
+
+
+def test_a_form_sent_from_another_site_is_refused_in_words(
+    server: LiveServer, browser: Any
+) -> None:
+    """Another site's page posts a form to this server (here `localhost`, another origin than
+    the server's `127.0.0.1`): the browser lands on a 403 page that says why, and the person's
+    sign-in is untouched."""
+    keys = _shop_keys(server, "forged")
+    page = _signed_in(browser, server, keys["secret_test"])
+    signed_in = page.url
+    port = server.url.rsplit(":", 1)[1]
+    attacker = f"http://localhost:{port}/attack"
+    page.route(
+        attacker,
+        lambda route: route.fulfill(
+            content_type="text/html",
+            body=f'<form method="post" action="{server.url}/logout"></form>'
+            "<script>document.forms[0].submit()</script>",
+        ),
+    )
+    with page.expect_response(f"{server.url}/logout") as answered:
+        page.goto(attacker)
+    assert answered.value.status == 403
+    page.wait_for_load_state()
+    assert "not sent from this server's own page" in page.inner_text(".error-summary")
+    accessible(page, "cross-site-form")
+    page.goto(signed_in)
+    assert page.url == signed_in  # still signed in: the forged "forget" did nothing
