@@ -31,6 +31,7 @@ from accord.adviser.schema import (
 )
 from accord.adviser.state import NegotiationState
 from accord.adviser.words import warning_for
+from accord.core import problems
 from accord.core.strict import Strict
 
 ROOT = shape_of(NegotiationState)
@@ -421,7 +422,7 @@ def _check_value(
     except ValidationError as error:
         first = error.errors()[0]
         where = "/".join(str(part) for part in first["loc"])
-        raise Refused("invalid_value", f"/{where}: {first['msg']}") from None
+        raise Refused("invalid_value", f"/{where}: {problems.problem(first)}") from None
     for items, member in _lists(location, after):
         ids = [item.get(member) for item in items]
         if any(not valid_id(i) for i in ids):

@@ -17,6 +17,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from accord.agents.domain import Domain, Issue
 from accord.agents.preferences import Preferences
+from accord.core.problems import in_words
 from accord.core.strict import Strict
 
 MAX_STEPS: Final = 101
@@ -119,10 +120,7 @@ def read_brief(schema: Mapping[str, Any], document: Mapping[str, Any]) -> Brief:
     try:
         doc = BriefDoc.model_validate(document)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or 'brief'}: {error['msg']}"
-            for error in exc.errors()
-        )
+        problems = in_words(exc, whole="brief")
         raise BriefError(f"the brief does not fit its format: {problems}") from None
     issues, grids, evaluations = [], [], []
     for name, spec in schema.items():

@@ -23,6 +23,7 @@ from accord.agents.domain import Domain, Issue
 from accord.agents.engine import Randomness
 from accord.agents.preferences import Preferences
 from accord.agents.strategies import Factory, SeatView, Strategy
+from accord.core.problems import in_words
 from accord.core.strict import Strict
 from accord.protocols.arbitrated.fairness import fair_low
 from accord.protocols.arbitrated.moves import UTILITY
@@ -65,10 +66,7 @@ def read_session_brief(document: Mapping[str, Any]) -> SessionBrief:
     try:
         return SessionBrief.model_validate(document)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or 'brief'}: {error['msg']}"
-            for error in exc.errors()
-        )
+        problems = in_words(exc, whole="brief")
         raise SessionBriefError(f"the brief does not fit its format: {problems}") from None
 
 

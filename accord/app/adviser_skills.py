@@ -31,6 +31,7 @@ from accord.app.identity import PrincipalCaller
 from accord.app.intents import check_may, invalid_unless
 from accord.app.principals import Action
 from accord.app.tokens import new_id
+from accord.core.problems import problems
 from accord.core.refusals import RefusalCode, refuse
 from accord.core.times import format_time
 from accord.store import adviser as rows
@@ -329,7 +330,7 @@ def _offer(request: Any) -> Offer:
 
 def _invalid(member: str, error: ValidationError) -> Exception:
     """A nested body's errors as `invalid_request`, each field named from `member` down."""
-    fields = {f"{member}." + ".".join(str(p) for p in e["loc"]): e["msg"] for e in error.errors()}
+    fields = problems(error, within=member)
     return refuse(
         RefusalCode.INVALID_REQUEST, "Fix the request: see fields for what is wrong.", fields=fields
     )

@@ -9,6 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from accord.core.problems import problems
 from accord.core.refusals import RefusalCode, Refused
 from accord.core.statuses import STATUS_BY_CODE
 from accord.http import access
@@ -32,11 +33,6 @@ def error_response(
     return JSONResponse(error_body(code, message, **details), status_code=status, headers=headers)
 
 
-def _field_path(loc: tuple[Any, ...]) -> str:
-    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
-    return ".".join(parts) or "body"
-
-
 async def _refused(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, Refused)
     refusal = exc.refusal
@@ -48,7 +44,7 @@ async def _refused(_request: Request, exc: Exception) -> JSONResponse:
 
 async def _invalid(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    fields = {_field_path(tuple(e["loc"])): e["msg"] for e in exc.errors()}
+    fields = problems(exc.errors(), skip=("body", "query", "path", "header"))
     return error_response(
         RefusalCode.INVALID_REQUEST, "Fix the request: see fields for what is wrong.", fields=fields
     )

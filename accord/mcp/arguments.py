@@ -10,6 +10,8 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
+from accord.core.problems import problems
+
 
 class DoorServer(MCPServer):
     async def call_tool(
@@ -33,7 +35,4 @@ class DoorServer(MCPServer):
 def fields(error: ValidationError) -> dict[str, str]:
     """Each argument that does not fit and why, never the value that was sent (it may be a
     credential)."""
-    return {
-        ".".join(str(part) for part in item["loc"]) or "arguments": item["msg"]
-        for item in error.errors()
-    }
+    return problems(error, whole="arguments")

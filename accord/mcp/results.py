@@ -11,6 +11,7 @@ from typing import Any, TypeVar, cast
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from accord.core.problems import problems
 from accord.core.refusals import Refusal, RefusalCode, Refused
 
 T = TypeVar("T")
@@ -39,10 +40,7 @@ def parsed_as(adapter: TypeAdapter[T], value: JSONBody) -> T:
     try:
         return adapter.validate_python(value)
     except ValidationError as error:
-        fields = {
-            ".".join(str(part) for part in item["loc"]) or "body": item["msg"]
-            for item in error.errors()
-        }
+        fields = problems(error)
         raise Refused(
             Refusal(
                 RefusalCode.INVALID_REQUEST,

@@ -23,6 +23,7 @@ import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from accord import __version__
+from accord.core.problems import problems
 from accord.sdk._errors import INVALID_RESPONSE, NETWORK_ERROR, TIMEOUT, AccordError
 from accord.sdk._operations import Operation, ResultT, Retry
 
@@ -261,15 +262,11 @@ def _checked(adapter: TypeAdapter[Any], body: Mapping[str, Any] | BaseModel | No
             body if isinstance(body, BaseModel) else dict(body or {})
         )
     except ValidationError as exc:
-        fields = {_field_path(e["loc"]): e["msg"] for e in exc.errors()}
+        fields = problems(exc)
         raise AccordError(
             "invalid_request", INVALID_BODY_MESSAGE, details={"fields": fields}
         ) from exc
     return model
-
-
-def _field_path(loc: tuple[int | str, ...]) -> str:
-    return ".".join(str(part) for part in loc) or "body"
 
 
 def json_of(response: httpx.Response) -> Any:

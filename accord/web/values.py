@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from accord.core.money import currency_exponent
+from accord.core.problems import problems
 from accord.core.refusals import RefusalCode, refuse
 
 JSON = Any
@@ -160,10 +161,7 @@ def checked(model: type[M], **values: Any) -> M:
     try:
         return model(**values)
     except ValidationError as invalid:
-        fields = {
-            ".".join(str(part) for part in error["loc"]) or "form": error["msg"]
-            for error in invalid.errors()
-        }
+        fields = problems(invalid, whole="form")
         raise refuse(
             RefusalCode.INVALID_REQUEST, "Fix the form: see what is wrong below.", fields=fields
         ) from None

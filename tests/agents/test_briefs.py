@@ -95,7 +95,7 @@ def test_a_missing_or_unknown_value_reads_as_the_worst() -> None:
         ({**SELLER["fields"], "price": {"weight": 1, "utilities": {"a": 1}}}, "give from and to"),
         ({**SELLER["fields"], "colour": {"weight": 1, "utilities": {"pink": 1}}}, "no value pink"),
         ({**SELLER["fields"], "price": {"weight": 1, "from": 5, "to": 5}}, "must differ"),
-        ({**SELLER["fields"], "price": {"weight": 0, "from": 1, "to": 5}}, "greater than 0"),
+        ({**SELLER["fields"], "price": {"weight": 0, "from": 1, "to": 5}}, "more than 0"),
         ({**SELLER["fields"], "lights": {"weight": 1, "utilities": {"true": 2}}}, "lie in"),
         (
             {**SELLER["fields"], "pickup": {"weight": 1, "from": "soon", "to": "2026-12-01"}},

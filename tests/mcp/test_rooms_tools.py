@@ -140,12 +140,12 @@ async def test_refusals_keep_their_rest_codes(accord: Accord) -> None:
 @pytest.mark.parametrize(
     ("tool", "arguments", "fields"),
     [
-        ("room_open", {"subject": terms(1)}, {"subject_schema": "Field required"}),
-        ("room_read", {"seat_token": 5}, {"seat_token": "Input should be a valid string"}),
+        ("room_open", {"subject": terms(1)}, {"subject_schema": "Required"}),
+        ("room_read", {"seat_token": 5}, {"seat_token": "Must be text"}),
         (
             "room_wait",
             {"seat_token": "seat_x", "timeout_seconds": 600},
-            {"timeout_seconds": "Input should be less than or equal to 60"},
+            {"timeout_seconds": "Must be at most 60"},
         ),
         ("room_teleport", {}, None),
     ],
