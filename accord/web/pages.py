@@ -126,7 +126,14 @@ def forget(request: Request) -> Response:
     try:
         security.check_origin(request, _accord(request).settings.base_url)
     except Refused as refused:
-        return page("message.html", status=403, error=_refusal(refused))
+        return page(
+            "message.html",
+            status=403,
+            error=_refusal(refused),
+            heading="Nothing was forgotten",
+            text="This browser still holds its links. To forget them, use the button on "
+            "this server's own page.",
+        )
     answer = RedirectResponse("/", status_code=303)
     security.forget_all(request, answer)
     return answer

@@ -563,6 +563,7 @@ def test_a_form_sent_from_another_site_is_refused_in_words(
     assert answered.value.status == 403
     page.wait_for_load_state()
     assert "not sent from this server's own page" in page.inner_text(".error-summary")
+    assert page.inner_text("h1") == "Nothing was forgotten"
     accessible(page, "cross-site-form")
     page.goto(signed_in)
     assert page.url == signed_in  # still signed in: the forged "forget" did nothing
