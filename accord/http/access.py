@@ -7,10 +7,11 @@ its query), the status, the duration and the request id: never a body, a header,
 or a query string, which may hold any of those.
 """
 
+import itertools
 import logging
 import re
+import secrets
 import time
-import uuid
 from typing import Final
 
 from starlette.datastructures import Headers, MutableHeaders
@@ -21,6 +22,14 @@ log = logging.getLogger("accord.access")
 HEADER: Final = "X-Request-Id"
 SCOPE_KEY: Final = "accord.request_id"
 _VALID: Final = re.compile(r"[A-Za-z0-9._-]{1,128}")
+_PROCESS: Final = secrets.token_hex(6)
+_NUMBERS: Final = itertools.count(1)
+
+
+def _new_id() -> str:
+    """Unique across processes and restarts (a random prefix per process, then a counter):
+    an id names a request, it guards nothing, so it need not cost a random draw each."""
+    return f"{_PROCESS}-{next(_NUMBERS):x}"
 
 
 def request_id(scope: Scope) -> str:
@@ -37,7 +46,7 @@ class AccessLog:
             await self.app(scope, receive, send)
             return
         given = Headers(scope=scope).get(HEADER, "")
-        rid = given if _VALID.fullmatch(given) else str(uuid.uuid4())
+        rid = given if _VALID.fullmatch(given) else _new_id()
         scope[SCOPE_KEY] = rid
         started = time.perf_counter()
         status: int | None = None

@@ -8,7 +8,6 @@ first) run, then the body is read, parsed strictly (duplicate keys, NaN, unsafe 
 out-of-bounds documents refused; large bodies in a worker thread) and validated.
 """
 
-import email.message
 import inspect
 from collections.abc import Callable, Coroutine
 from typing import Any, Final, get_type_hints
@@ -89,15 +88,10 @@ async def read_body(request: Request, adapter: TypeAdapter[Any]) -> Any:
 
 
 def _is_json(request: Request) -> bool:
-    content_type = request.headers.get("content-type")
-    if not content_type:
-        return False
-    message = email.message.Message()
-    message["content-type"] = content_type
-    subtype = message.get_content_subtype()
-    return message.get_content_maintype() == "application" and (
-        subtype == "json" or subtype.endswith("+json")
-    )
+    """`application/json` or `application/…+json`, whatever its parameters and case."""
+    media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    kind, _, subtype = media_type.partition("/")
+    return kind == "application" and (subtype == "json" or subtype.endswith("+json"))
 
 
 def _decode(raw: bytes, is_json: bool, adapter: TypeAdapter[Any]) -> Any:

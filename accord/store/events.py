@@ -92,12 +92,14 @@ def insert_party_scopes(conn: Connection, negotiation_id: str, scopes: Mapping[s
         )
 
 
+_PARTY_SCOPES: Final = "SELECT party, scope FROM party_scopes WHERE negotiation_id = :id"
+
+
 def read_party_scopes(conn: Connection, negotiation_id: str) -> dict[str, str]:
-    """party → the scope that holds it; empty for a negotiation whose seats only follow it."""
-    query = select(party_scopes.c.party, party_scopes.c.scope).where(
-        party_scopes.c.negotiation_id == negotiation_id
-    )
-    return {party: scope for party, scope in conn.execute(query)}
+    """party → the scope that holds it; empty for a negotiation whose seats only follow it.
+    Read by every move that notifies, so straight through the driver."""
+    rows = driver.execute(conn, _PARTY_SCOPES, {"id": negotiation_id}).fetchall()
+    return {party: scope for party, scope in rows}
 
 
 def read_seat_events(

@@ -399,13 +399,31 @@ def test_a_refused_join_leaves_the_invite_usable(client: httpx.Client) -> None:
     assert_error(again, "invite_invalid")
 
 
-def test_a_json_body_without_a_json_content_type_is_still_an_invalid_request(
-    client: httpx.Client,
+@pytest.mark.parametrize(
+    ("content_type", "read"),
+    [
+        ("application/json", True),
+        ("application/json; charset=utf-8", True),
+        ("Application/JSON ; charset=UTF-8", True),
+        ("application/vnd.accord+json", True),
+        ("text/plain", False),
+        ("application/jsonx", False),
+        ("text/json", False),
+        ("json", False),
+        ("", False),
+    ],
+)
+def test_a_body_is_read_as_json_only_under_a_json_content_type(
+    client: httpx.Client, content_type: str, read: bool
 ) -> None:
     sent = client.post(
-        "/v1/rooms/list", content=b'{"tokens": []}', headers={"Content-Type": "text/plain"}
+        "/v1/rooms/list", content=b'{"tokens": []}', headers={"Content-Type": content_type}
     )
-    assert_error(sent, "invalid_request")
+    if read:
+        assert sent.status_code == 200, sent.text
+        assert sent.json() == {"rooms": []}
+    else:
+        assert_error(sent, "invalid_request")
 
 
 def test_every_refusal_code_has_a_status() -> None:
