@@ -105,6 +105,7 @@ class WebhookDelivery:
         self._touched_lock = threading.Lock()
         self._wakeup: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._look_from: datetime | None = None  # when the outbox is next looked at; None: now
 
     # -- being told --------------------------------------------------------------------------
 
@@ -115,9 +116,15 @@ class WebhookDelivery:
                 self._touched = None
             elif self._touched is not None:
                 self._touched |= keys
-        self.wake()
+        self._signal()
 
     def wake(self) -> None:
+        """Something was made due now (a test event, a manual retry): look at the outbox."""
+        with self._touched_lock:
+            self._look_from = None
+        self._signal()
+
+    def _signal(self) -> None:
         if self._loop is not None and self._wakeup is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._wakeup.set)
 
@@ -150,11 +157,25 @@ class WebhookDelivery:
             self._wakeup.clear()
 
     async def round(self) -> int:
-        """Move every cursor, then send what is due; the number of attempts made."""
+        """Move every cursor, then send what is due; the number of attempts made.
+
+        The outbox is looked at (a write: claims are leases) only when this round queued
+        something, a full claim may have left more, or a poll interval has passed since the
+        last look (a retry or a lease may have fallen due): not after every commit, where
+        it would take the writer once per move for nothing."""
+        now = self._clock()
         with self._touched_lock:
             touched, self._touched = self._touched, set()
-        await asyncio.to_thread(self.enqueue, touched)
+            due = self._look_from is None or now >= self._look_from
+        made = await asyncio.to_thread(self.enqueue, touched) if touched != set() else 0
+        if not (made or due):
+            return 0
+        with self._touched_lock:  # set before the look, so that a wake during it still counts
+            self._look_from = now + timedelta(seconds=POLL_SECONDS)
         claimed = await asyncio.to_thread(self._db.write, self._claim)
+        if len(claimed) == CLAIM:  # a full claim may have left more due
+            with self._touched_lock:
+                self._look_from = None
         if not claimed:
             return 0
         async with httpx.AsyncClient(

@@ -52,9 +52,9 @@ class World:
     addresses: list[str]
     webhooks: Webhooks
 
-    def worker(self) -> WebhookDelivery:
+    def worker(self, db: Any = None) -> WebhookDelivery:
         return WebhookDelivery(
-            self.accord.db,
+            db or self.accord.db,
             self.accord.keys,
             self.accord.settings,
             clock=self.clock,
@@ -219,6 +219,43 @@ def world_endpoint(world: World, endpoint_id: str) -> rows.EndpointRow:
     found = world.accord.db.read(lambda conn: rows.find_endpoint(conn, endpoint_id))
     assert found is not None
     return found
+
+
+@dataclass
+class CountedWrites:
+    """The store, counting the write transactions asked of it."""
+
+    db: Any
+    writes: int = 0
+
+    def read(self, fn: Callable[[Connection], Any]) -> Any:
+        return self.db.read(fn)
+
+    def write(self, fn: Callable[[Connection], Any]) -> Any:
+        self.writes += 1
+        return self.db.write(fn)
+
+
+def test_a_commit_with_nothing_to_send_leaves_the_writer_alone(world: World) -> None:
+    """Every commit wakes the worker, but the outbox (a write: a claim is a lease) is looked
+    at only when a round queued something, when something was made due now, or once a poll
+    interval has passed: on a busy server with no endpoint, no write per move."""
+    counted = CountedWrites(world.accord.db)
+    worker = world.worker(counted)
+    asyncio.run(worker.round())  # the first round looks
+    looked = counted.writes
+    invite, _scope = _joined_room(world)
+    world.accord.rooms.join(JoinRequest(invite_token=invite))
+    for _ in range(3):
+        worker.heard(frozenset({"room:any"}))
+        assert asyncio.run(worker.round()) == 0
+    assert counted.writes == looked
+    world.clock.advance(seconds=1)  # a retry may have fallen due since
+    asyncio.run(worker.round())
+    assert counted.writes == looked + 1
+    worker.wake()  # a test event or a manual retry
+    asyncio.run(worker.round())
+    assert counted.writes == looked + 2
 
 
 def test_a_claim_left_by_a_stopped_process_is_sent_after_its_lease(world: World) -> None:
