@@ -106,6 +106,9 @@ class WebhookDelivery:
         self._wakeup: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._look_from: datetime | None = None  # when the outbox is next looked at; None: now
+        self._listening: frozenset[str] | None = None
+        """The keys the enabled endpoints' audiences follow, as last read; None: read again."""
+        self._endpoints_changed = 0
 
     # -- being told --------------------------------------------------------------------------
 
@@ -119,9 +122,12 @@ class WebhookDelivery:
         self._signal()
 
     def wake(self) -> None:
-        """Something was made due now (a test event, a manual retry): look at the outbox."""
+        """An endpoint or a delivery changed (registered, updated, a test event, a manual
+        retry): read the endpoints again, and look at the outbox."""
         with self._touched_lock:
             self._look_from = None
+            self._listening = None
+            self._endpoints_changed += 1
         self._signal()
 
     def _signal(self) -> None:
@@ -203,14 +209,22 @@ class WebhookDelivery:
 
     def enqueue(self, touched: set[str] | None = None) -> int:
         """Each enabled endpoint's new events into the outbox (those whose audience a commit
-        touched, or all for None); the number of deliveries made."""
+        touched, or all for None); the number of deliveries made. A commit that touched no
+        key an endpoint follows costs no read."""
+        with self._touched_lock:
+            listening, changed = self._listening, self._endpoints_changed
+        if touched is not None and listening is not None and not (listening & touched):
+            return 0
         endpoints = self._db.read(rows.enabled_endpoints)
+        audiences = [(endpoint.id, audience_of(endpoint.audience)) for endpoint in endpoints]
+        with self._touched_lock:
+            if self._endpoints_changed == changed:  # not made stale while they were read
+                self._listening = frozenset().union(*(a.keys for _, a in audiences))
         made = 0
-        for endpoint in endpoints:
-            audience = audience_of(endpoint.audience)
+        for endpoint_id, audience in audiences:
             if touched is not None and not (audience.keys & touched):
                 continue
-            advance = partial(self._advance, endpoint_id=endpoint.id)
+            advance = partial(self._advance, endpoint_id=endpoint_id)
             while True:
                 count, more = self._db.write(advance)
                 made += count

@@ -136,7 +136,8 @@ class Webhooks:
         self._resolver = resolver
         self._credentials = CredentialCache()
         self.wake = wake
-        """Tells the delivery worker there is something to send now (set by `accord serve`)."""
+        """Tells the delivery worker an endpoint or a delivery changed: read the endpoints
+        again and send what is due now (set by `accord serve`)."""
 
     # -- endpoints ------------------------------------------------------------------------
 
@@ -172,7 +173,9 @@ class Webhooks:
             assert found is not None
             return endpoint_json(found, secret=secret)
 
-        return self._db.write(txn)
+        answer = self._db.write(txn)
+        self.wake()
+        return answer
 
     def list(self, scope: Scope) -> JSONBody:
         found = self._db.read(lambda conn: rows.scope_endpoints(conn, scope.key))
