@@ -113,8 +113,13 @@ class WebhookDelivery:
     # -- being told --------------------------------------------------------------------------
 
     def heard(self, keys: frozenset[str] | None) -> None:
-        """A notifier subscriber: a commit touched these keys (None: any)."""
+        """A notifier subscriber: a commit touched these keys (None: any). Keys that no
+        endpoint follows are let go at once: nothing to queue, so no round to wake."""
         with self._touched_lock:
+            if keys is not None and self._listening is not None:
+                keys = keys & self._listening
+                if not keys:
+                    return
             if keys is None:
                 self._touched = None
             elif self._touched is not None:
