@@ -8,9 +8,9 @@ refused (408 `request_timeout`). Both refusals close the connection, since the r
 may still be on its way.
 """
 
+import asyncio
 from typing import Final
 
-import anyio
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette.datastructures import Headers
@@ -71,9 +71,9 @@ class BodyLimits:
             if complete:  # the body is in; what follows is the wait for a disconnect
                 return await receive()
             if deadline is None:
-                deadline = anyio.current_time() + self.timeout_seconds
+                deadline = asyncio.get_running_loop().time() + self.timeout_seconds
             try:
-                with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
+                async with asyncio.timeout_at(deadline):  # the server runs on asyncio
                     message = await receive()
             except TimeoutError:
                 raise BodyRefused(timed_out(self.timeout_seconds)) from None
