@@ -148,8 +148,9 @@ def create_app(
         accord: Accord = request.app.state.accord
         return accord.keys.jwks()
 
-    api = (rooms.router, merchants.router, sessions.router, principals.router, intents.router)
-    api += (opportunities.router, adviser.router, webhooks.router, links.router)
+    api: tuple[APIRouter, ...] = (rooms.router, merchants.router, sessions.router)
+    api += (principals.router, intents.router, opportunities.router, adviser.router)
+    api += (webhooks.router, links.router)
     for router in (*api, ucp.create_router(settings), *pages):  # pages: the person's door
         # One flat table, matched once per request: `include_router` would keep each router
         # as a node of its own, matched twice over on every request to it.
