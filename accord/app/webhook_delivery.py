@@ -214,12 +214,10 @@ class WebhookDelivery:
 
     def enqueue(self, touched: set[str] | None = None) -> int:
         """Each enabled endpoint's new events into the outbox (those whose audience a commit
-        touched, or all for None); the number of deliveries made. A commit that touched no
-        key an endpoint follows costs no read."""
+        touched, or all for None); the number of deliveries made. What it reads becomes the
+        keys `heard` lets through."""
         with self._touched_lock:
-            listening, changed = self._listening, self._endpoints_changed
-        if touched is not None and listening is not None and not (listening & touched):
-            return 0
+            changed = self._endpoints_changed
         endpoints = self._db.read(rows.enabled_endpoints)
         audiences = [(endpoint.id, audience_of(endpoint.audience)) for endpoint in endpoints]
         with self._touched_lock:

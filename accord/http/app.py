@@ -148,10 +148,13 @@ def create_app(
         accord: Accord = request.app.state.accord
         return accord.keys.jwks()
 
-    api: tuple[APIRouter, ...] = (rooms.router, merchants.router, sessions.router)
-    api += (principals.router, intents.router, opportunities.router, adviser.router)
-    api += (webhooks.router, links.router)
-    for router in (*api, ucp.create_router(settings), *pages):  # pages: the person's door
+    routers = [
+        *(rooms.router, merchants.router, sessions.router, principals.router, intents.router),
+        *(opportunities.router, adviser.router, webhooks.router, links.router),
+        ucp.create_router(settings),
+        *pages,  # the person's door: its pages call the same services
+    ]
+    for router in routers:
         # One flat table, matched once per request: `include_router` would keep each router
         # as a node of its own, matched twice over on every request to it.
         app.router.routes.extend(router.routes)
