@@ -5,7 +5,6 @@ invariants the table keeps, sign once at agreement, save the projection; idempot
 
 A table's service (`rooms.py`, `sessions.py`) keeps only its credentials and its views."""
 
-import asyncio
 import functools
 import json
 import secrets
@@ -324,7 +323,7 @@ class Negotiations:
 
     async def write_async(self, txn: Callable[[Connection], T | Refused]) -> T:
         """The same write for an event loop: no thread waits while the writer works."""
-        result, keys = await asyncio.wrap_future(self.db.submit(self._keyed(txn)))
+        result, keys = await self.db.write_async(self._keyed(txn))
         self.notifier.notify(keys)
         if isinstance(result, Refused):
             raise result

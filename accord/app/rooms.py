@@ -180,11 +180,12 @@ class Rooms:
     def _answer(self, loaded: Loaded[RoomState], decision: Decision, access: SeatCaller) -> Answer:
         seat = Seat(access.party)
         room = self._view(loaded.state, seat)
+        moves = [entry.shown_json for entry in loaded.state.moves]
         if decision.public:
             played = next(e for e in loaded.public if e.type.startswith("move."))
-            return _kept(200, room, "move", played.to_json())
+            return _kept(200, room, moves, "move", played.to_json())
         pending = confirmations(loaded.state, seat)[0]
-        return _kept(202, room, "confirmation", pending.model_dump(mode="json"))
+        return _kept(202, room, moves, "confirmation", pending.model_dump(mode="json"))
 
     def _repeat(self, conn: Connection, seen: records.Remembered, *, room_id: str) -> Answer:
         """The first answer again: the stored one, with the moves its view showed re-read
@@ -372,12 +373,15 @@ def _actor(access: SeatCaller) -> Actor:
     return Actor(Seat(access.party), access.is_owner)
 
 
-def _kept(status: int, room: JSONBody, name: str, value: JSONBody) -> Answer:
+def _kept(
+    status: int, room: JSONBody, moves: list[orjson.Fragment], name: str, value: JSONBody
+) -> Answer:
     """A move's answer, and the same as stored for a retry: its view's moves are left out
-    (`_repeat` reads them back), so that what a move stores stays the size of the move."""
+    (`_repeat` reads them back), so that what a move stores stays the size of the move. The
+    moves are each encoded once (`MoveEntry.shown_json`), not again on every move."""
     return Answer(
         status,
-        encode({"room": room, name: value}),
+        encode({"room": {**room, "moves": moves}, name: value}),
         kept=encode({"room": {**room, "moves": None}, name: value}),
     )
 

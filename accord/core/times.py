@@ -1,5 +1,6 @@
 """Time on the wire: UTC RFC 3339, written `YYYY-MM-DDTHH:MM:SSZ` (DESIGN principle 9)."""
 
+import functools
 import re
 from datetime import UTC, datetime
 from typing import Final
@@ -9,13 +10,16 @@ RFC3339: Final = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=256)
 def format_time(at: datetime) -> str:
-    """Second precision in UTC; sub-seconds are dropped so equal instants hash equally."""
+    """Second precision in UTC; sub-seconds are dropped so equal instants hash equally.
+    Cached: one move formats the same few instants a dozen times."""
     if at.tzinfo is None:
         raise ValueError("a naive datetime has no place on the wire")
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return at.astimezone(UTC).isoformat()[:19] + "Z"
 
 
+@functools.lru_cache(maxsize=256)
 def parse_time(text: str) -> datetime:
     """An RFC 3339 timestamp with an explicit offset; raises ValueError otherwise."""
     match = RFC3339.fullmatch(text)

@@ -1,7 +1,6 @@
 """The database a process works with: a writer (group commit) and a pool of readers."""
 
 from collections.abc import Callable
-from concurrent.futures import Future
 from typing import TypeVar
 
 from sqlalchemy import Connection
@@ -26,9 +25,9 @@ class Database:
     def dialect(self) -> str:
         return self.write_engine.dialect.name
 
-    def submit(self, fn: Callable[[Connection], T]) -> "Future[T]":
-        """Queue `fn` for the writer; the future resolves once it is durable."""
-        return self._writer.submit(fn)
+    async def write_async(self, fn: Callable[[Connection], T]) -> T:
+        """`write` for an event loop: awaits, and no thread waits, until it is durable."""
+        return await self._writer.write_async(fn)
 
     def write(self, fn: Callable[[Connection], T]) -> T:
         """Run `fn` in a serialized write transaction; returns once it is durable."""

@@ -2,9 +2,12 @@
 
 Callers hand in a function of a Connection; the writer thread runs whatever is queued, each in
 a savepoint of one transaction, commits once, and only then answers every caller. Durability
-stays full (one fsync per batch, never per nothing); throughput comes from the batching.
+stays full (one fsync per batch, never per nothing); throughput comes from the batching. Callers
+on an event loop are answered in one call per loop and batch, not one wake-up each.
 """
 
+import asyncio
+import contextlib
 import queue
 import threading
 from collections.abc import Callable
@@ -17,7 +20,9 @@ from sqlalchemy.exc import DBAPIError
 T = TypeVar("T")
 MAX_BATCH: Final = 64
 
-_Work = tuple[Callable[[Connection], Any], "Future[Any]"]
+_Awaiting = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Any]"]
+_Work = tuple[Callable[[Connection], Any], "Future[Any] | _Awaiting"]
+_Settled = tuple["Future[Any] | _Awaiting", bool, Any]
 _STOP: Final = object()
 
 
@@ -36,6 +41,13 @@ class Writer:
     def write(self, fn: Callable[[Connection], T]) -> T:
         """Run `fn` in a write transaction and return once it is durable."""
         return self.submit(fn).result()
+
+    async def write_async(self, fn: Callable[[Connection], T]) -> T:
+        """The same write for an event loop: no thread waits while the writer works."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[T] = loop.create_future()
+        self._queue.put((fn, (loop, waiter)))
+        return await waiter
 
     def close(self) -> None:
         self._queue.put(_STOP)
@@ -68,16 +80,12 @@ class Writer:
             except DBAPIError:
                 # The commit failed (a lost connection, a serialization failure): give each
                 # caller its own transaction, so that one's trouble is not everyone's.
-                for work in batch:
-                    self._commit_alone(work)
-                return
-            for (_, future), (ok, value) in zip(batch, results, strict=True):
-                if ok:
-                    future.set_result(value)
-                else:
-                    future.set_exception(value)
-            return
-        self._commit_alone(batch[0])
+                results = [self._commit_alone(fn) for fn, _ in batch]
+        else:
+            results = [self._commit_alone(batch[0][0])]
+        _settle(
+            [(waiter, ok, value) for (_, waiter), (ok, value) in zip(batch, results, strict=True)]
+        )
 
     def _run_batch(self, batch: list[_Work]) -> list[tuple[bool, Any]]:
         results: list[tuple[bool, Any]] = []
@@ -98,12 +106,36 @@ class Writer:
                     results.append((True, value))
         return results
 
-    def _commit_alone(self, work: _Work) -> None:
-        fn, future = work
+    def _commit_alone(self, fn: Callable[[Connection], Any]) -> tuple[bool, Any]:
         try:
             with self._engine.connect() as connection, connection.begin():
-                value = fn(connection)
+                return True, fn(connection)
         except BaseException as exc:  # handed to its caller, not swallowed
-            future.set_exception(exc)
+            return False, exc
+
+
+def _settle(settled: list[_Settled]) -> None:
+    """Answer every caller of a batch: threads at once, each event loop with one call."""
+    on_loops: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
+    for waiter, ok, value in settled:
+        if isinstance(waiter, Future):
+            if ok:
+                waiter.set_result(value)
+            else:
+                waiter.set_exception(value)
         else:
+            loop, future = waiter
+            on_loops.setdefault(loop, []).append((future, ok, value))
+    for loop, answers in on_loops.items():
+        with contextlib.suppress(RuntimeError):  # a closed loop: no one waits on it any more
+            loop.call_soon_threadsafe(_settle_on_loop, answers)
+
+
+def _settle_on_loop(answers: list[tuple["asyncio.Future[Any]", bool, Any]]) -> None:
+    for future, ok, value in answers:
+        if future.done():  # cancelled: its caller went away; what it wrote stays written
+            continue
+        if ok:
             future.set_result(value)
+        else:
+            future.set_exception(value)

@@ -7,6 +7,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any, Final, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from accord.core.times import format_time, parse_time
@@ -96,6 +97,11 @@ class MoveEntry(Frozen):
         log's to tell, not the view's."""
         shown: dict[str, Any] = self.model_dump(mode="json", exclude_none=True, exclude={"via"})
         return shown
+
+    @cached_property
+    def shown_json(self) -> orjson.Fragment:
+        """`shown` encoded once: a room's answers carry its last 50 moves on every move."""
+        return orjson.Fragment(orjson.dumps(self.shown))
 
 
 class Pending(Frozen):
