@@ -19,6 +19,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.engine.default import DefaultDialect
+
 from accord.cli.main import main as accord_main
 from accord.store.writer import Writer
 
@@ -34,10 +36,14 @@ class WriterStats:
             self.sizes: Counter[int] = Counter()
             self.batch_seconds = 0.0
             self.work_seconds = 0.0
+            self.cpu_seconds = 0.0
+            self.commit_seconds = 0.0
+            self.commit_cpu_seconds = 0.0
             self.items = 0
 
-    def record(self, size: int, total: float, work: float) -> None:
+    def record(self, size: int, total: float, work: float, cpu: float) -> None:
         with self.lock:
+            self.cpu_seconds += cpu
             self.sizes[size] += 1
             self.batch_seconds += total
             self.work_seconds += work
@@ -55,6 +61,9 @@ class WriterStats:
                 "batch_sizes": {str(k): v for k, v in sorted(self.sizes.items())},
                 "busy_fraction": self.batch_seconds / wall if wall else 0.0,
                 "work_ms_per_item": 1000 * self.work_seconds / self.items if self.items else 0.0,
+                "cpu_ms_per_item": 1000 * self.cpu_seconds / self.items if self.items else 0.0,
+                "commit_wall_ms": 1000 * self.commit_seconds / batches if batches else 0.0,
+                "commit_cpu_ms": 1000 * self.commit_cpu_seconds / batches if batches else 0.0,
                 "commit_ms_per_batch": (
                     1000 * (self.batch_seconds - self.work_seconds) / batches if batches else 0.0
                 ),
@@ -78,9 +87,18 @@ def _counted_commit(self: Writer, batch: list[Any]) -> None:
 
         return run
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     _original_commit(self, [(timed(fn), future) for fn, future in batch])
-    STATS.record(len(batch), time.perf_counter() - t0, work[0])
+    STATS.record(len(batch), time.perf_counter() - t0, work[0], time.thread_time() - c0)
+
+
+def _timed_do_commit(self: Any, dbapi_connection: Any) -> None:
+    t0, c0 = time.perf_counter(), time.thread_time()
+    dbapi_connection.commit()
+    if threading.current_thread().name == "accord-writer":
+        with STATS.lock:
+            STATS.commit_seconds += time.perf_counter() - t0
+            STATS.commit_cpu_seconds += time.thread_time() - c0
 
 
 def main() -> None:
@@ -99,6 +117,7 @@ def main() -> None:
         partial.replace(stats_file)
 
     Writer._commit = _counted_commit  # type: ignore[method-assign]
+    DefaultDialect.do_commit = _timed_do_commit  # type: ignore[method-assign]
     signal.signal(signal.SIGUSR1, STATS.reset)
     signal.signal(signal.SIGUSR2, dump)
     atexit.register(dump)

@@ -543,7 +543,9 @@ def report(results: dict[str, Result], summary: dict[str, Any]) -> str:
             f"writer: {writer['batches']} batches, mean {writer['mean_batch']:.2f} works/batch, "
             f"busy {writer['busy_fraction']:.0%} of the time, "
             f"{writer['work_ms_per_item']:.2f} ms work per item, "
-            f"{writer['commit_ms_per_batch']:.2f} ms begin+commit per batch"
+            f"{writer['commit_ms_per_batch']:.2f} ms begin+commit per batch; "
+            f"its thread's CPU {writer['cpu_ms_per_item']:.2f} ms per item; the commit alone "
+            f"{writer['commit_wall_ms']:.2f} ms wall, {writer['commit_cpu_ms']:.2f} ms CPU"
         )
     lines.append(
         "(cpu columns: CPU seconds per wall second; srv ms/op: server CPU per request; "
