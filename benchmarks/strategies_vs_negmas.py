@@ -6,6 +6,7 @@ domains, for the Accord-only negotiations: the two must agree within noise.
 
     .venv/bin/python benchmarks/strategies_vs_negmas.py --scenarios PATH [--jobs 2] [--json]
     .venv/bin/python benchmarks/strategies_vs_negmas.py --scenarios PATH --quick   # smoke test
+    .venv/bin/python benchmarks/strategies_vs_negmas.py --scenarios PATH --versus accord:accord
 
 NegMAS and `negmas-genius-agents` are AGPL, so nothing under `accord/` imports them: on its
 first run the script installs `negmas==0.16.0`, `negmas-genius-agents==0.3.0` and this checkout
@@ -708,6 +709,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--only", action="append", default=[], help="only domains whose name holds this"
     )
     parser.add_argument("--quick", action="store_true", help="a few domains, a small field")
+    parser.add_argument(
+        "--domains", type=int, default=None, metavar="N", help="only the N smallest domains"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="NegMAS's njobs (default serial)")
     parser.add_argument(
         "--timeout",
@@ -723,6 +727,14 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--no-screen", action="store_true", help="keep every agent unscreened")
     parser.add_argument("--no-engine", action="store_true", help="skip Accord's own tournament")
+    parser.add_argument(
+        "--versus",
+        metavar="NAME",
+        help="only the negotiations NAME (e.g. accord:accord) takes part in, against every "
+        "entrant in both seat orders: its own row and its advantage against each opponent, "
+        "exact, in about 2/N of the time; the other rows would be partial and are not printed; "
+        "implies --no-engine",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON document instead")
     parser.add_argument(
         "--negmas-venv",
@@ -731,9 +743,34 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help=f"where NegMAS is installed when missing (default: {shown(DEFAULT_VENV)})",
     )
     args = parser.parse_args(argv)
-    if args.rounds < 1 or args.jobs < 1 or args.timeout <= 0:
-        parser.error("--rounds, --jobs and --timeout must be positive")
+    if args.rounds < 1 or args.jobs < 1 or args.timeout <= 0 or (args.domains or 1) < 1:
+        parser.error("--rounds, --jobs, --timeout and --domains must be positive")
     return args
+
+
+def played_on(side: Any, entrants: Sequence[Entrant], args: argparse.Namespace) -> list[Any]:
+    """One domain's negotiations as NegMAS records them: the whole field, or with `--versus`
+    only the focus's (it against every entrant, then every other entrant against it, so that
+    each pair plays in both seat orders as in the whole tournament, self-play once)."""
+
+    def run(entrants: Sequence[Entrant], opponents: Sequence[Entrant] = ()) -> list[Any]:
+        results = tournament(
+            entrants,
+            [side],
+            rounds=args.rounds,
+            discounting=args.discounting,
+            jobs=args.jobs,
+            timeout=args.timeout,
+            opponents=opponents,
+        )
+        records: list[Any] = results.details.to_dict("records")
+        return records
+
+    if not args.versus:
+        return run(entrants)
+    focus = [e for e in entrants if e.name == args.versus]
+    others = [e for e in entrants if e.name != args.versus]
+    return run(focus, entrants) + run(others, focus)
 
 
 def say(message: str) -> None:
@@ -849,6 +886,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     scenarios, skipped = load(args.scenarios, args.max_outcomes, args.discounting, args.only)
     if args.quick:
         scenarios = quick_pick(scenarios)
+    if args.domains is not None:
+        scenarios = scenarios[: args.domains]
     if not scenarios:
         sys.exit("no scenarios found")
 
@@ -873,6 +912,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         *candidates,
     ]
     say(f"field of {len(entrants)}; {len(scenarios)} domains, smallest first")
+    focus = PREFIX + "accord"
+    if args.versus:
+        focus = next((e.name for e in entrants if e.name == args.versus), "")
+        if not focus:
+            sys.exit(
+                f"--versus {args.versus}: not in the field ({', '.join(e.name for e in entrants)})"
+            )
 
     checks = {metric: Check() for metric in COMPARED}
     seats = Seats()
@@ -891,15 +937,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         side = negmas_scenario(scenario, f"d{index}")
         checked[scenario.name] = check_utilities(scenario, side)
         stats = scenario_stats(*scenario.profiles)
-        results = tournament(
-            entrants,
-            [side],
-            rounds=args.rounds,
-            discounting=args.discounting,
-            jobs=args.jobs,
-            timeout=args.timeout,
-        )
-        details = results.details.to_dict("records")
+        details = played_on(side, entrants, args)
         rows += rescore(scenario, stats, details, args.rounds, args.discounting, checks, seats)
         played.append(scenario)
         seconds = time.perf_counter() - start
@@ -925,11 +963,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     zoa = {s.name: scenario_stats(*s.profiles).has_zoa for s in played}
     names = [e.name for e in entrants]
     table = with_counts(summary(rows, names, zoa), rows)
+    if args.versus:  # the others' rows hold only their negotiations against it
+        table = [r for r in table if r["strategy"] == focus]
     negmas_advantage = negmas_means(rows)
-    against = versus(rows, PREFIX + "accord")
+    against = versus(rows, focus)
     comparison: list[dict[str, Any]] = []
     engine_seconds = 0.0
-    if not args.no_engine and played:
+    if not (args.no_engine or args.versus) and played:
         start = time.perf_counter()
         comparison = engine_comparison(played, rows, args)
         engine_seconds = time.perf_counter() - start
@@ -950,6 +990,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "jobs": args.jobs,
                 "timeout": args.timeout,
                 "quick": args.quick,
+                "versus": args.versus,
             },
             "field": [{"name": e.name, "group": e.group} for e in entrants],
             "left_out": left_out,
@@ -997,7 +1038,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     print()
     print("\n".join(field_table(table, negmas_advantage, seats)))
-    print(f"\n{PREFIX}accord against each opponent (its advantage / the opponent's / agreement):")
+    print(f"\n{focus} against each opponent (its advantage / the opponent's / agreement):")
     for line in against:
         print(
             f"  {line['opponent']:<28} {line['advantage']:.3f} / "
