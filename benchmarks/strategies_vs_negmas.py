@@ -732,7 +732,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         metavar="NAME",
         help="only the negotiations NAME (e.g. accord:accord) takes part in, against every "
         "entrant in both seat orders: its own row and its advantage against each opponent, "
-        "exact, in about 2/N of the time; the other rows would be partial and are not printed; "
+        "in about 2/N of the time; the other rows would be partial and are not printed; "
         "implies --no-engine",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document instead")
@@ -912,13 +912,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         *candidates,
     ]
     say(f"field of {len(entrants)}; {len(scenarios)} domains, smallest first")
-    focus = PREFIX + "accord"
-    if args.versus:
-        focus = next((e.name for e in entrants if e.name == args.versus), "")
-        if not focus:
-            sys.exit(
-                f"--versus {args.versus}: not in the field ({', '.join(e.name for e in entrants)})"
-            )
+    focus = args.versus or PREFIX + "accord"
+    if focus not in (e.name for e in entrants):
+        sys.exit(f"--versus {focus}: not in the field ({', '.join(e.name for e in entrants)})")
 
     checks = {metric: Check() for metric in COMPARED}
     seats = Seats()
