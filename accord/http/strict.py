@@ -6,6 +6,10 @@ A `StrictRoute` keeps the endpoint it was given for the OpenAPI document, but se
 request with the same endpoint minus its body parameter: the dependencies (the credential
 first) run, then the body is read, parsed strictly (duplicate keys, NaN, unsafe integers and
 out-of-bounds documents refused; large bodies in a worker thread) and validated.
+
+A route whose endpoint answers with a `Response` of its own and asks only for what a `Plan`
+fills (the hot ones: a move in a room or a session) is served without FastAPI's per-request
+solver (`plans.py`); every other route is served by FastAPI.
 """
 
 import inspect
@@ -17,9 +21,11 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from pydantic import TypeAdapter, ValidationError
+from starlette.routing import request_response
 
 from accord.core.jsonio import Bounds, JSONError, parse
 from accord.core.refusals import RefusalCode, refuse
+from accord.http.plans import Plan, compile_plan
 
 BODY_BOUNDS: Final = Bounds(depth=32, members=1000, items=1000)
 """Far above what any request of Accord's needs (32 fields, 200 tokens, 100 enum values)."""
@@ -30,19 +36,50 @@ INLINE_BYTES: Final = 4096
 _REQUEST: Final = "_strict_request"
 
 
+Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+
+
 class StrictRoute(APIRoute):
+    plan: Plan | None = None
+    """How a request's arguments are filled, when FastAPI's solver is not needed."""
+
+    _planned: Handler | None = None
+
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
         self._route_kwargs = kwargs
         super().__init__(path, endpoint, **kwargs)
+        if self._planned is not None:  # without FastAPI's exit stacks: only its solver uses them
+            self.app = request_response(self._planned)
 
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+    def get_route_handler(self) -> Handler:
         body = [param.name for param in self.dependant.body_params]
-        if not body:
-            return super().get_route_handler()
         if len(body) > 1:
             raise TypeError(f"{self.path}: a strict route takes one body parameter, not {body}")
-        served = APIRoute(self.path, _body_last(self.endpoint, body[0]), **self._route_kwargs)
-        return served.get_route_handler()
+        served = (
+            APIRoute(self.path, _body_last(self.endpoint, body[0]), **self._route_kwargs)
+            if body
+            else self
+        )
+        if _answers_itself(self.endpoint):
+            self.plan = compile_plan(served.dependant)
+        if self.plan is None:
+            return super().get_route_handler() if served is self else served.get_route_handler()
+        self._planned = _planned(self.plan)
+        return self._planned
+
+
+def _answers_itself(endpoint: Callable[..., Any]) -> bool:
+    """The endpoint returns a `Response`: nothing of FastAPI's serialization applies."""
+    returns = get_type_hints(endpoint).get("return")
+    return isinstance(returns, type) and issubclass(returns, Response)
+
+
+def _planned(plan: Plan) -> Handler:
+    async def handler(request: Request) -> Response:
+        response: Response = await plan.run(request, {})
+        return response
+
+    return handler
 
 
 def _body_last(endpoint: Callable[..., Any], name: str) -> Callable[..., Any]:
