@@ -5,7 +5,6 @@ invariants the table keeps, sign once at agreement, save the projection; idempot
 
 A table's service (`rooms.py`, `sessions.py`) keeps only its credentials and its views."""
 
-import functools
 import json
 import secrets
 import threading
@@ -235,7 +234,7 @@ class Negotiations:
         decision carries one (an expiry due is recorded, then the move refused)."""
         now = self.clock()
         # One lookup per key and transaction: the rules ask, then the step's fold asks again.
-        seen = functools.cache(partial(records.has_seen, conn, loaded.id))
+        seen = _asked_once(partial(records.has_seen, conn, loaded.id))
         decision = table.decide(loaded.state, move, actor, self.context(now, seen))
         if isinstance(decision, Refusal):
             return Refused(decision)
@@ -485,3 +484,17 @@ class Negotiations:
         self._states[negotiation_id] = (version, loaded.state, loaded.head)
         if len(self._states) > STATE_CACHE_SIZE:
             self._states.pop(next(iter(self._states)))
+
+
+def _asked_once(ask: Seen) -> Seen:
+    """`ask` with its answers kept for the transaction: `functools.cache` would do, but making
+    one costs more than the lookups it saves, once a move."""
+    answers: dict[str, bool] = {}
+
+    def seen(key: str) -> bool:
+        answer = answers.get(key)
+        if answer is None:
+            answer = answers[key] = ask(key)
+        return answer
+
+    return seen
