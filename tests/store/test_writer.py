@@ -1,12 +1,15 @@
-"""The group-commit writer's event-loop door: each caller gets its own answer, a batch is
-answered once per loop, and a caller that goes away loses nothing it wrote."""
+"""The group-commit writer: each caller gets its own answer, a batch is answered once per
+loop, a caller that goes away loses nothing it wrote, and a batch pays for savepoints only
+when one of its works raises."""
 
 import asyncio
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, event, text
 
 from accord.store.engine import make_engine
 from accord.store.writer import Writer
@@ -66,4 +69,75 @@ def test_a_cancelled_caller_keeps_its_write_and_the_writer_goes_on(writer: Write
 
     assert asyncio.run(run()) == 2
     assert _rows(writer) == [1, 2]
+    writer.close()
+
+
+def _traced(tmp_path: Path) -> tuple[Writer, list[str]]:
+    """A writer whose connections report every statement the database runs."""
+    engine = make_engine(f"sqlite:///{tmp_path / 't.db'}", writer=True)
+    statements: list[str] = []
+
+    @event.listens_for(engine, "connect")
+    def _trace(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.set_trace_callback(statements.append)
+
+    with engine.begin() as conn:
+        conn.execute(text("CREATE TABLE t (n INTEGER PRIMARY KEY)"))
+    return Writer(engine), statements
+
+
+def _one_batch(writer: Writer, works: list[Callable[[Connection], int]]) -> list[object]:
+    """`works` queued while the writer is held by another, so that they run as one batch."""
+    release = threading.Event()
+    holding = writer.submit(lambda _conn: release.wait(10))
+    futures = [writer.submit(work) for work in works]
+    release.set()
+    holding.result()
+    answers: list[object] = []
+    for future in futures:
+        try:
+            answers.append(future.result())
+        except Boom as exc:
+            answers.append(exc)
+    return answers
+
+
+def _counted(runs: list[int], n: int, *, fail: bool = False) -> Callable[[Connection], int]:
+    insert = _insert(n, fail=fail)
+
+    def fn(conn: Connection) -> int:
+        runs.append(n)
+        return insert(conn)
+
+    return fn
+
+
+def test_a_batch_runs_in_one_transaction_without_savepoints(tmp_path: Path) -> None:
+    writer, statements = _traced(tmp_path)
+    runs: list[int] = []
+    statements.clear()
+    assert _one_batch(writer, [_counted(runs, n) for n in range(5)]) == list(range(5))
+    first = next(i for i, s in enumerate(statements) if s.startswith("INSERT"))
+    begin = max(i for i, s in enumerate(statements[:first]) if s == "BEGIN IMMEDIATE")
+    batch = statements[begin:]  # the holding work may have run alone before
+    assert [s for s in batch if s.startswith("INSERT")] == [
+        f"INSERT INTO t (n) VALUES ({n})" for n in range(5)
+    ]
+    assert not [s for s in batch if "SAVEPOINT" in s]
+    assert batch.count("COMMIT") == 1
+    assert runs == list(range(5))
+    assert _rows(writer) == list(range(5))
+    writer.close()
+
+
+def test_a_work_that_raises_sends_its_batch_through_savepoints(tmp_path: Path) -> None:
+    writer, statements = _traced(tmp_path)
+    runs: list[int] = []
+    answers = _one_batch(writer, [_counted(runs, n, fail=n == 2) for n in range(5)])
+    assert answers[:2] + answers[3:] == [0, 1, 3, 4]
+    assert isinstance(answers[2], Boom)
+    # The batch ran once together up to the failure, then again with a savepoint each.
+    assert runs == [0, 1, 2, 0, 1, 2, 3, 4]
+    assert sum("ROLLBACK TO SAVEPOINT" in s for s in statements) == 1
+    assert _rows(writer) == [0, 1, 3, 4]
     writer.close()
