@@ -209,6 +209,7 @@ def test_canonical_examples(value: Any, expected: bytes) -> None:
         pytest.param(10**30, id="huge_integer"),
         pytest.param({"amount_minor": 2**60}, id="huge_integer_nested"),
         pytest.param("\ud800", id="lone_surrogate"),
+        pytest.param({"\udc00": 1}, id="lone_surrogate_key"),
         pytest.param({1: "x"}, id="non_string_key"),
         pytest.param(object(), id="not_json"),
     ],
