@@ -129,3 +129,23 @@ def test_accord_never_reads_the_other_sides_profile(
         for profile in variants
     ]
     assert all(run == runs[0] for run in runs)
+
+
+@settings(max_examples=40, deadline=None)
+@given(pair=preferences_pairs())
+def test_accord_never_offers_below_its_reservation(pair: tuple[Preferences, Preferences]) -> None:
+    """Whatever the other side offers, each of `accord`'s offers is rational for it, the last
+    rounds' included (it then offers the best it has received, kept only when rational)."""
+    mine, theirs = pair
+    if mine.best < mine.reservation:
+        return  # a hopeless seat walks away before offering
+    script = [n % mine.domain.outcome_count for n in (0, 3, 1, 4, 2, 5)]
+    played = play(
+        [mine, replace(theirs, reservation=0.0)],
+        [STRATEGIES["accord"], scripted(Scripted(script))],
+        rounds=20,
+        seed=2,
+    )
+    for move in played.moves:
+        if move.mover == 0 and move.kind == "offer":
+            assert mine.utility_list[move.outcome] >= mine.reservation - 1e-12

@@ -20,9 +20,9 @@ Why it plays as it does:
 - The frequency model weighs early offers most (e^(-FADE t)): every opponent opens near its own
   top and then walks away from it, so late offers, however many, say little about what it
   likes. With one issue no frequency can rank the values, so the other side is assumed opposed.
-- Among the outcomes of about the target utility it offers the one the model likes most
-  (Pareto-seeking), preferring ones not yet sent, since some opponents (MiCRO) concede only to
-  new offers.
+- Among the outcomes of about the target utility it offers the one of largest estimated Nash
+  product (its gain times the model's liking), preferring ones not yet sent, since some
+  opponents (MiCRO) concede only to new offers.
 - It accepts what reaches its current target, anything rational in the last round, and nothing
   below its reservation, ever. It reads only its own preferences and the offers."""
 
@@ -41,8 +41,8 @@ CAP = 0.65
 """`top = nash + CAP (u_max - nash)`: how far past the estimated Nash point it asks."""
 REFRESH = 5
 """Rounds between two estimates of the Nash point, after the first few offers."""
-WINDOW = 0.05
-"""How much of its own span above the target the seat looks at to please the other side."""
+WINDOW = 0.1
+"""How much of its own span above the target it searches for the largest estimated Nash product."""
 CANDIDATES = 256
 """Outcomes of about the target utility the model ranks per offer: a move's budget."""
 POOL = 2000
@@ -181,13 +181,20 @@ class Accord:
         if not self.counted or len(candidates) == 1:
             choice = int(candidates[0])
         else:
-            liking = self._liking(candidates)
-            fresh = np.fromiter(
-                (int(o) not in self.sent for o in candidates), bool, len(candidates)
-            )
-            choice = int(candidates[int(np.argmax(liking + fresh))])
+            choice = self._nashest(candidates)
         self.sent.add(choice)
         return choice
+
+    def _nashest(self, candidates: npt.NDArray[np.int64]) -> int:
+        """The candidate of largest estimated Nash product, preferring ones not yet sent: of
+        offers worth about the same to it, the one nearest the fair point is the likeliest to
+        be taken and leaves the agreement nearest that point."""
+        gain = self.preferences.utilities[candidates] - self.preferences.reservation
+        score = np.log(gain + TINY) + np.log(self._liking(candidates) + TINY)
+        fresh = np.fromiter((int(o) not in self.sent for o in candidates), bool, len(candidates))
+        if fresh.any():
+            score = np.where(fresh, score, -np.inf)
+        return int(candidates[int(np.argmax(score))])
 
     def respond(self, view: SeatView) -> Response:
         self._observe(view)
