@@ -5,7 +5,7 @@ Pure functions: time, ids and nonces come in as arguments, nothing is read from 
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from accord.core.commit import commit
 from accord.core.envelope import Draft
@@ -36,6 +36,15 @@ from accord.trust.commitments import commit_set, private_set
 
 SERVER: Mapping[str, str] = {"role": "server"}
 BOTH: Sequence[Seat] = (Seat.OPENER, Seat.JOINER)
+
+
+class Checked(NamedTuple):
+    """What a move that passed its checks carries on: its normalized terms with their hash
+    (made once, for the no-change check and the offer alike) and its deadline."""
+
+    terms: dict[str, Any] | None = None
+    subject_hash: str | None = None
+    deadline: str | None = None
 
 
 def _refuse(code: RefusalCode, message: str, **details: Any) -> Refusal:
@@ -128,16 +137,16 @@ def open_room(
             Draft(
                 "move.offer",
                 {"role": Seat.OPENER, "via": "agent"},
-                _offer_payload(terms, request.message, deadline),
+                _offer_payload(terms, commit(terms), request.message, deadline),
             )
         )
     return Decision(public=public, private=[_limits_record(Seat.OPENER, nonce, limits)])
 
 
 def _offer_payload(
-    terms: Mapping[str, Any], message: str | None, deadline: str | None
+    terms: Mapping[str, Any], subject_hash: str, message: str | None, deadline: str | None
 ) -> dict[str, Any]:
-    payload: dict[str, Any] = {"terms": dict(terms), "subject_hash": commit(dict(terms))}
+    payload: dict[str, Any] = {"terms": dict(terms), "subject_hash": subject_hash}
     if message is not None:
         payload["message"] = message
     if deadline is not None:
@@ -226,10 +235,9 @@ def decide_move(
             "A move of yours waits for your owner's confirmation; wait for the decision.",
             confirmation_id=pending.id,
         )
-    terms_or_refusal = _check_move(state, move, actor.seat, now=now)
-    if isinstance(terms_or_refusal, Refusal):
-        return terms_or_refusal
-    terms, deadline = terms_or_refusal
+    checked = _check_move(state, move, actor.seat, now=now)
+    if isinstance(checked, Refusal):
+        return checked
     if not actor.is_owner and move.type in NEEDS_OWNER:
         return _ask_owner(state, move, actor.seat, now=now)
     decision = _build_move(
@@ -237,8 +245,7 @@ def decide_move(
         move,
         actor.seat,
         "owner" if actor.is_owner else "agent",
-        terms=terms,
-        deadline=deadline,
+        checked,
         seen=seen,
     )
     if pending is not None:  # DESIGN, Confirmation: the owner's own move replaces the request
@@ -249,7 +256,7 @@ def decide_move(
 
 def _check_move(
     state: RoomState, move: MoveRequest, seat: Seat, *, now: datetime, check_seq: bool = True
-) -> tuple[dict[str, Any] | None, str | None] | Refusal:
+) -> Checked | Refusal:
     if move.type != "cancel":
         if state.status is Status.DRAFT:
             return _refuse(
@@ -277,6 +284,7 @@ def _check_move(
     if refusal:
         return refusal
     terms: dict[str, Any] | None = None
+    subject_hash: str | None = None
     if move.type in SETS_TERMS:
         terms, problems = schema.normalize_terms(state.subject_schema, move.terms)
         if problems:
@@ -292,7 +300,8 @@ def _check_move(
                 "Your own terms break your own limits; change those fields.",
                 fields=outside,
             )
-        if state.table is not None and commit(terms) == state.table.subject_hash:
+        subject_hash = commit(terms)
+        if state.table is not None and subject_hash == state.table.subject_hash:
             return _refuse(
                 RefusalCode.NO_CHANGE,
                 "These are the terms on the table already; approve them or propose others.",
@@ -305,7 +314,7 @@ def _check_move(
                 "The terms on the table changed; read the room and approve what is there.",
                 subject_hash=state.table.subject_hash,
             )
-    return terms, deadline
+    return Checked(terms, subject_hash, deadline)
 
 
 def _ask_owner(state: RoomState, move: MoveRequest, seat: Seat, *, now: datetime) -> Decision:
@@ -338,17 +347,17 @@ def _build_move(
     move: MoveRequest,
     seat: Seat,
     via: Via,
+    checked: Checked,
     *,
-    terms: dict[str, Any] | None,
-    deadline: str | None,
     seen: Seen = never_seen,
 ) -> Decision:
     sender = {"role": str(seat), "via": via}
     kind = move.type
+    terms, deadline = checked.terms, checked.deadline
     notices: list[Notice] = []
     if kind in SETS_TERMS:
-        assert terms is not None
-        payload = _offer_payload(terms, move.message, deadline)
+        assert terms is not None and checked.subject_hash is not None
+        payload = _offer_payload(terms, checked.subject_hash, move.message, deadline)
     elif kind == "need_more_detail":
         payload = {"message": move.message}
         if deadline is not None:
@@ -418,5 +427,5 @@ def confirm(
     checked = _check_move(state, move, actor.seat, now=now, check_seq=False)
     if isinstance(checked, Refusal):
         return checked
-    built = _build_move(state, move, actor.seat, "confirmed", terms=None, deadline=None)
+    built = _build_move(state, move, actor.seat, "confirmed", Checked())
     return Decision(built.public, [_resolution(actor.seat, pending.id, "confirmed")], built.notices)

@@ -121,6 +121,10 @@ class SeatPrivate(Frozen):
     requests: int = 0
 
 
+NO_PRIVATE: Final = SeatPrivate()
+"""What a seat that has kept nothing private holds: one frozen instance, not one per read."""
+
+
 class RoomState(Frozen):
     room_id: str
     name: str
@@ -158,7 +162,7 @@ class RoomState(Frozen):
         return is_circling(self.recent)
 
     def seat_private(self, seat: Seat) -> SeatPrivate:
-        return self.private.get(seat, SeatPrivate())
+        return self.private.get(seat, NO_PRIVATE)
 
 
 def is_circling(recent: tuple[tuple[str, bool], ...]) -> bool:
