@@ -65,8 +65,9 @@ def from_environment() -> FastAPI:
 def settle_garbage_collector() -> None:
     """Moves what startup built (modules, schemas, caches, the search index) out of the cyclic
     collector's sight and lets young objects pile up longer before a collection: a full
-    collection walked that whole heap, and collections took about a tenth of a move's CPU
-    (benchmarks/README.md). Objects that reference counting frees are freed as before."""
+    collection walked that whole heap, and settling it saved about 4% of a move's
+    instructions (benchmarks/README.md). Objects that reference counting frees are freed as
+    before."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])

@@ -148,4 +148,5 @@ def test_accord_never_offers_below_its_reservation(pair: tuple[Preferences, Pref
     )
     for move in played.moves:
         if move.mover == 0 and move.kind == "offer":
+            assert move.outcome is not None
             assert mine.utility_list[move.outcome] >= mine.reservation - 1e-12
