@@ -9,6 +9,10 @@ A work may run more than once, and only its last run is kept: when one work of a
 the batch is rolled back and run again with each work in a savepoint of its own; when a commit
 fails, each work runs again in a transaction of its own. So a work keeps nothing outside the
 transaction that a later run would not replace.
+
+The writer keeps one connection between batches: taking one from the pool for each batch cost
+a liveness ping and a reset, two round trips a batch on PostgreSQL. A connection that fails is
+let go, and the next batch takes a fresh one from the pool (which pings it first).
 """
 
 import asyncio
@@ -34,6 +38,7 @@ _STOP: Final = object()
 class Writer:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self._connection: Connection | None = None  # the writer thread's only
         self._queue: queue.SimpleQueue[_Work | object] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="accord-writer", daemon=True)
         self._thread.start()
@@ -62,6 +67,7 @@ class Writer:
         while True:
             first = self._queue.get()
             if first is _STOP:
+                self._let_go()
                 return
             batch: list[_Work] = [first]  # type: ignore[list-item]  # not _STOP, checked above
             stop = False
@@ -76,18 +82,30 @@ class Writer:
                 batch.append(item)  # type: ignore[arg-type]  # not _STOP, checked above
             self._commit(batch)
             if stop:
+                self._let_go()
                 return
 
+    def _connect(self) -> Connection:
+        if self._connection is None:
+            self._connection = self._engine.connect()
+        return self._connection
+
+    def _let_go(self) -> None:
+        """Return the kept connection to the pool, which discards it if it is broken."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            with contextlib.suppress(Exception):  # already broken: nothing more to release
+                connection.close()
+
     def _commit(self, batch: list[_Work]) -> None:
-        if len(batch) > 1:
-            try:
-                results = self._run_together(batch) or self._run_batch(batch)
-            except DBAPIError:
-                # The commit failed (a lost connection, a serialization failure): give each
-                # caller its own transaction, so that one's trouble is not everyone's.
-                results = [self._commit_alone(fn) for fn, _ in batch]
-        else:
-            results = [self._commit_alone(batch[0][0])]
+        try:
+            results = self._run_together(batch) or self._run_batch(batch)
+        except DBAPIError:
+            # The commit failed (a lost connection, a serialization failure): give each
+            # caller its own transaction on a fresh connection, so that one's trouble is not
+            # everyone's.
+            self._let_go()
+            results = [self._commit_alone(fn) for fn, _ in batch]
         _settle(
             [(waiter, ok, value) for (_, waiter), (ok, value) in zip(batch, results, strict=True)]
         )
@@ -97,20 +115,21 @@ class Writer:
         statements fewer a work, each a turn at the GIL for the other threads. None, and
         nothing written, if a work raised."""
         results: list[tuple[bool, Any]] = []
-        with self._engine.connect() as connection:
-            transaction = connection.begin()
-            for fn, _ in batch:
-                try:
-                    results.append((True, fn(connection)))
-                except BaseException:  # the batch runs again, each work in a savepoint
-                    transaction.rollback()
-                    return None
-            transaction.commit()
+        connection = self._connect()
+        transaction = connection.begin()
+        for fn, _ in batch:
+            try:
+                results.append((True, fn(connection)))
+            except BaseException:  # the batch runs again, each work in a savepoint
+                transaction.rollback()
+                return None
+        transaction.commit()
         return results
 
     def _run_batch(self, batch: list[_Work]) -> list[tuple[bool, Any]]:
         results: list[tuple[bool, Any]] = []
-        with self._engine.connect() as connection, connection.begin():
+        connection = self._connect()
+        with connection.begin():
             cursor = connection.connection.cursor()
             for fn, _ in batch:
                 # Plain SAVEPOINT statements: the same on SQLite and PostgreSQL, and cheaper
@@ -129,9 +148,12 @@ class Writer:
 
     def _commit_alone(self, fn: Callable[[Connection], Any]) -> tuple[bool, Any]:
         try:
-            with self._engine.connect() as connection, connection.begin():
+            connection = self._connect()
+            with connection.begin():
                 return True, fn(connection)
         except BaseException as exc:  # handed to its caller, not swallowed
+            if isinstance(exc, DBAPIError):
+                self._let_go()  # perhaps broken: the next work takes a fresh one
             return False, exc
 
 

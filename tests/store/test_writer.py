@@ -141,3 +141,22 @@ def test_a_work_that_raises_sends_its_batch_through_savepoints(tmp_path: Path) -
     assert sum("ROLLBACK TO SAVEPOINT" in s for s in statements) == 1
     assert _rows(writer) == [0, 1, 3, 4]
     writer.close()
+
+
+def test_the_writer_keeps_one_connection_and_replaces_a_lost_one(database_url: str) -> None:
+    """Batches share the writer's one connection; when the database drops it (a restart, an
+    administrator), the next write runs on a fresh one instead of failing."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("terminating a connection from the server exists only on PostgreSQL")
+    engine = make_engine(database_url, writer=True)
+    writer = Writer(engine)
+    try:
+        backend = text("SELECT pg_backend_pid()")
+        first = writer.write(lambda conn: conn.execute(backend).scalar_one())
+        assert writer.write(lambda conn: conn.execute(backend).scalar_one()) == first
+        with engine.connect() as admin:
+            admin.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": first})
+        assert writer.write(lambda conn: conn.execute(backend).scalar_one()) != first
+    finally:
+        writer.close()
+        engine.dispose()
