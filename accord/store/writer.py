@@ -113,16 +113,20 @@ class Writer:
     def _run_together(self, batch: list[_Work]) -> list[tuple[bool, Any]] | None:
         """Every work of the batch in one transaction, with no savepoint between them: two
         statements fewer a work, each a turn at the GIL for the other threads. None, and
-        nothing written, if a work raised."""
+        nothing written, if one of several works raised."""
         results: list[tuple[bool, Any]] = []
         connection = self._connect()
         transaction = connection.begin()
         for fn, _ in batch:
             try:
                 results.append((True, fn(connection)))
-            except BaseException:  # the batch runs again, each work in a savepoint
+            except BaseException as exc:
                 transaction.rollback()
-                return None
+                if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+                    raise  # the connection is gone: each work runs again on a fresh one
+                if len(batch) == 1:
+                    return [(False, exc)]  # alone, the rollback undid what a savepoint would
+                return None  # the batch runs again, each work in a savepoint
         transaction.commit()
         return results
 

@@ -88,8 +88,14 @@ def _traced(tmp_path: Path) -> tuple[Writer, list[str]]:
 
 def _one_batch(writer: Writer, works: list[Callable[[Connection], int]]) -> list[object]:
     """`works` queued while the writer is held by another, so that they run as one batch."""
-    release = threading.Event()
-    holding = writer.submit(lambda _conn: release.wait(10))
+    running, release = threading.Event(), threading.Event()
+
+    def hold(_conn: Connection) -> bool:
+        running.set()
+        return release.wait(10)
+
+    holding = writer.submit(hold)
+    assert running.wait(10)  # the writer is inside the holding work's batch
     futures = [writer.submit(work) for work in works]
     release.set()
     holding.result()
@@ -119,7 +125,7 @@ def test_a_batch_runs_in_one_transaction_without_savepoints(tmp_path: Path) -> N
     assert _one_batch(writer, [_counted(runs, n) for n in range(5)]) == list(range(5))
     first = next(i for i, s in enumerate(statements) if s.startswith("INSERT"))
     begin = max(i for i, s in enumerate(statements[:first]) if s == "BEGIN IMMEDIATE")
-    batch = statements[begin:]  # the holding work may have run alone before
+    batch = statements[begin:]
     assert [s for s in batch if s.startswith("INSERT")] == [
         f"INSERT INTO t (n) VALUES ({n})" for n in range(5)
     ]
@@ -160,3 +166,15 @@ def test_the_writer_keeps_one_connection_and_replaces_a_lost_one(database_url: s
     finally:
         writer.close()
         engine.dispose()
+
+
+def test_a_work_alone_that_raises_runs_once(tmp_path: Path) -> None:
+    writer, statements = _traced(tmp_path)
+    runs: list[int] = []
+    statements.clear()
+    with pytest.raises(Boom):
+        writer.write(_counted(runs, 7, fail=True))
+    assert runs == [7]
+    assert not [s for s in statements if "SAVEPOINT" in s]
+    assert _rows(writer) == []
+    writer.close()
