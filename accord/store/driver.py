@@ -7,7 +7,7 @@ both drivers."""
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import Connection
 
@@ -26,6 +26,29 @@ def execute(
     statement = _statement(conn.dialect.name, sql)
     if isinstance(params, Mapping):
         cursor.execute(statement, params)
+    elif len(params) == 1:  # psycopg runs executemany in a pipeline: a sync of its own
+        cursor.execute(statement, params[0])
     else:
         cursor.executemany(statement, params)
     return cursor
+
+
+ROWS_PER_INSERT: Final = 100
+"""Rows per multi-row INSERT: far below either database's limit on parameters."""
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_sql(dialect: str, table: str, columns: tuple[str, ...], count: int) -> str:
+    rows = ", ".join("(" + ", ".join(f":{c}_{i}" for c in columns) + ")" for i in range(count))
+    return _statement(dialect, f"INSERT INTO {table} ({', '.join(columns)}) VALUES {rows}")
+
+
+def insert(conn: Connection, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
+    """`rows` (each with the same columns) into `table`, a hundred to a statement: one round
+    trip where psycopg's executemany took a pipeline and its sync (benchmarks/README.md)."""
+    cursor = conn.connection.cursor()
+    for start in range(0, len(rows), ROWS_PER_INSERT):
+        chunk = rows[start : start + ROWS_PER_INSERT]
+        columns = tuple(chunk[0])
+        sql = _insert_sql(conn.dialect.name, table, columns, len(chunk))
+        cursor.execute(sql, {f"{c}_{i}": row[c] for i, row in enumerate(chunk) for c in columns})

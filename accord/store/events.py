@@ -40,12 +40,6 @@ class EventRow:
     negotiation_id: str | None
 
 
-_INSERT: Final = (
-    "INSERT INTO events (negotiation_id, party, owner_only, kind, data, scope) "
-    "VALUES (:negotiation_id, :party, :owner_only, :kind, :data, :scope)"
-)
-
-
 def insert_events(conn: Connection, rows: Iterable[NewEvent]) -> frozenset[str]:
     """Insert events and return their keys (negotiation ids and scopes), for the notifier
     once the transaction has committed. On PostgreSQL the same keys are NOTIFY'd in this
@@ -63,7 +57,7 @@ def insert_events(conn: Connection, rows: Iterable[NewEvent]) -> frozenset[str]:
     ]
     if not values:
         return frozenset()
-    driver.execute(conn, _INSERT, values)
+    driver.insert(conn, "events", values)
     keys = frozenset(
         key
         for value in values

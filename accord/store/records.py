@@ -13,6 +13,7 @@ from accord.core.commit import Hash, commit_bytes
 from accord.core.envelope import Envelope
 from accord.core.jsonio import parse_canonical
 from accord.store.driver import execute as _raw
+from accord.store.driver import insert as insert_rows
 from accord.store.tables import (
     LIVE,
     credentials,
@@ -195,11 +196,7 @@ def has_seen(conn: Connection, negotiation_id: str, key: str) -> bool:
 
 def insert_seen(conn: Connection, negotiation_id: str, keys: Sequence[str]) -> None:
     if keys:
-        _raw(
-            conn,
-            "INSERT INTO seen (negotiation_id, seen_key) VALUES (:id, :key)",
-            [{"id": negotiation_id, "key": key} for key in keys],
-        )
+        insert_rows(conn, "seen", [{"negotiation_id": negotiation_id, "seen_key": k} for k in keys])
 
 
 def read_seen(conn: Connection, negotiation_id: str) -> set[str]:
