@@ -12,7 +12,7 @@ transaction that a later run would not replace.
 
 The writer keeps one connection between batches: taking one from the pool for each batch cost
 a liveness ping and a reset, two round trips a batch on PostgreSQL. A connection that fails is
-let go, and the next batch takes a fresh one from the pool (which pings it first).
+let go, and the next batch takes a fresh one from the pool (on PostgreSQL, pinged first).
 """
 
 import asyncio
