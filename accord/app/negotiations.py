@@ -44,17 +44,24 @@ Who = TypeVar("Who")
 
 @dataclass(frozen=True)
 class Answer:
-    """A response as it is sent and remembered: encoded once, in the writer."""
+    """A response as it is sent and remembered: encoded once, in the writer, and sent as these
+    bytes (a room's name holds an emoji, so as text its view would be a four-byte-wide string,
+    decoded and encoded again on every move)."""
 
     status: int
-    text: str
-    kept: str | None = None
-    """What is stored for a retry, when it is less than `text`: enough to `repeat` the answer
-    exactly, and no more. Made with the text, so that the answer is never parsed again."""
+    body: bytes
+    kept: bytes | None = None
+    """What is stored for a retry, when it is less than `body`: enough to `repeat` the answer
+    exactly, and no more. Made with the body, so that the answer is never parsed again."""
+
+    @property
+    def remembered(self) -> str:
+        """What the store keeps for a retry, as text."""
+        return (self.body if self.kept is None else self.kept).decode()
 
 
-def encode(body: Mapping[str, Any]) -> str:
-    return orjson.dumps(body).decode()
+def encode(body: Mapping[str, Any]) -> bytes:
+    return orjson.dumps(body)
 
 
 def request_hash(request: Mapping[str, Any]) -> str:
@@ -91,7 +98,7 @@ class Move(Generic[S, Who]):
     message_id: str | None = None
     request_hash: str = ""
     repeat: Callable[[Connection, records.Remembered], Answer] = lambda _conn, seen: Answer(
-        seen.status, seen.response
+        seen.status, seen.response.encode()
     )
 
 
@@ -302,7 +309,7 @@ class Negotiations:
                     move.message_id,
                     request_hash=move.request_hash,
                     status=answer.status,
-                    response=answer.text if answer.kept is None else answer.kept,
+                    response=answer.remembered,
                 )
             return answer
 

@@ -387,7 +387,7 @@ class Opportunities:
 
         answered_with = self._kernel.write(txn)
         self.follow([opportunity_id])
-        body: JSONBody = json.loads(answered_with.text)
+        body: JSONBody = json.loads(answered_with.body)
         return body
 
     def decide(self, caller: PrincipalCaller, opportunity_id: str, body: DecisionInput) -> JSONBody:

@@ -151,7 +151,7 @@ class Rooms:
 
     def move(self, token: str | None, room_id: str, request: MoveRequest) -> tuple[int, JSONBody]:
         answer = self._kernel.write(self._move_txn(token, room_id, request))
-        return answer.status, json.loads(answer.text)
+        return answer.status, json.loads(answer.body)
 
     async def move_async(self, token: str | None, room_id: str, request: MoveRequest) -> Answer:
         """The same move for an event loop: no thread waits while the writer works."""

@@ -95,7 +95,7 @@ class Sessions:
 
     def move(self, token: str | None, session_id: str, move: BuyerMove) -> JSONBody:
         answer = self._kernel.write(self._move_txn(token, session_id, move))
-        body: JSONBody = json.loads(answer.text)
+        body: JSONBody = json.loads(answer.body)
         return body
 
     def _move_txn(

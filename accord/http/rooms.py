@@ -77,7 +77,7 @@ def show_room(room_id: str, request: Request, token: SeatToken) -> dict[str, Any
 )
 async def move(room_id: str, body: MoveRequest, request: Request, token: SeatToken) -> Response:
     answer = await _rooms(request).move_async(token, room_id, body)
-    return Response(answer.text, status_code=answer.status, media_type="application/json")
+    return Response(answer.body, status_code=answer.status, media_type="application/json")
 
 
 @router.get("/v1/rooms/{room_id}/confirmations", summary="Moves waiting for the owner")

@@ -81,7 +81,7 @@ def show_session(session_id: str, request: Request, token: ReaderToken) -> dict[
 @router.post("/v1/sessions/{session_id}/messages", summary="A buyer move")
 async def move(session_id: str, body: Move, request: Request, token: BuyerToken) -> Response:
     answer = await _sessions(request).move_async(token, session_id, body)
-    return Response(answer.text, status_code=answer.status, media_type="application/json")
+    return Response(answer.body, status_code=answer.status, media_type="application/json")
 
 
 @router.get("/v1/sessions/{session_id}/log", summary="The whole chain")

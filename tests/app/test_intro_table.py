@@ -63,7 +63,7 @@ def test_a_turn_is_idempotent_by_message_id(accord: Accord) -> None:
     _open(accord)
     first = _move(accord, Seat.INITIATOR, _turn("propose", "Coffee?", 0, "m1"), message_id="m1")
     again = _move(accord, Seat.INITIATOR, _turn("propose", "Coffee?", 0, "m1"), message_id="m1")
-    assert again == first and json.loads(first.text)["turn_count"] == 1
+    assert again == first and json.loads(first.body)["turn_count"] == 1
     with pytest.raises(Refused) as reused:
         _move(accord, Seat.INITIATOR, _turn("propose", "Tea?", 0, "m1"), message_id="m1")
     assert reused.value.refusal.code == RefusalCode.MESSAGE_ID_REUSED

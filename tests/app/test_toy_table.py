@@ -191,7 +191,7 @@ def test_a_registered_table_gets_idempotent_moves(accord: Accord) -> None:
         _move(accord, "tally_1", Add(3), message_id="m1")
     assert reused.value.refusal.code == RefusalCode.MESSAGE_ID_REUSED
     assert _log(accord, "tally_1") == ["tally.opened", "tally.add"]
-    assert json.loads(first.text)["count"] == 2
+    assert json.loads(first.body)["count"] == 2
     assert accord.negotiations.log("tally_1")[1]["message_id"] == "m1"
 
 
