@@ -2,6 +2,7 @@
 envelopes, private records and events written inside the caller's write transaction. A notice
 for a party that an audience holds (`party_scopes`) carries that audience's scope."""
 
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any, TypeVar
 
@@ -30,9 +31,11 @@ def append(
     ts: str,
     message_id: str | None = None,
     seen: Seen | None = None,
+    holders: Callable[[], Mapping[str, str]] | None = None,
 ) -> tuple[Stepped[S], frozenset[str]]:
     """The step, stored; with the keys (negotiation and scope) its events are for. `seen`
-    answers for the stored log (looked up in the store when not given)."""
+    answers for the stored log and `holders` gives the party scopes, each looked up in the
+    store when not given."""
     if seen is None:
         seen = partial(records.has_seen, conn, negotiation_id) if state is not None else never_seen
     stepped = step(
@@ -56,7 +59,7 @@ def append(
         records.insert_private(conn, negotiation_id, party, linked.envelope, linked.body)
     if decision.notices:
         fields = table.notice_fields(negotiation_id, stepped.state)
-        holders = read_party_scopes(conn, negotiation_id)
+        held = read_party_scopes(conn, negotiation_id) if holders is None else holders()
         for notice in decision.notices:
             data: dict[str, Any] = {"type": notice.type, **fields, **notice.data}
             events.append(
@@ -66,7 +69,7 @@ def append(
                     NOTIFICATION,
                     canonical(data),
                     owner_only=notice.owner_only,
-                    scope=holders.get(notice.party),
+                    scope=held.get(notice.party),
                 )
             )
     return stepped, insert_events(conn, events)

@@ -31,7 +31,7 @@ from accord.core.refusals import Refusal, RefusalCode, Refused, refuse
 from accord.core.times import format_time
 from accord.store import notifications, records
 from accord.store.database import Database
-from accord.store.events import NewEvent, insert_events, insert_party_scopes
+from accord.store.events import NewEvent, insert_events, insert_party_scopes, read_party_scopes
 from accord.trust.receipts import signed_receipt, unsigned_receipt
 
 STATE_CACHE_SIZE: Final = 4096
@@ -129,6 +129,7 @@ class Negotiations:
         self._settings = settings
         self._keys = keys
         self._states: dict[str, tuple[str, Any, ChainHead]] = {}
+        self._holders: dict[str, Mapping[str, str]] = {}
         self._appending = threading.local()
 
     def table(self, name: str) -> Table[Any]:
@@ -443,6 +444,7 @@ class Negotiations:
             ts=ts,
             message_id=message_id,
             seen=seen,
+            holders=partial(self._party_scopes, conn, negotiation_id),
         )
         self._collect(keys)
         public = [linked.envelope for linked in stepped.public]
@@ -478,6 +480,17 @@ class Negotiations:
         key = self._keys.signing_key(table.signing_mode(loaded.state))
         receipt = signed_receipt(content.members, content.signed_payload, key)
         records.insert_receipt(conn, loaded.id, canonical(receipt), ts)
+
+    def _party_scopes(self, conn: Connection, negotiation_id: str) -> Mapping[str, str]:
+        """Who holds each party: written once, as the negotiation is opened, and never
+        changed, so read once per process (by the writer thread, like the states), not once
+        per notifying move."""
+        held = self._holders.get(negotiation_id)
+        if held is None:
+            held = self._holders[negotiation_id] = read_party_scopes(conn, negotiation_id)
+            if len(self._holders) > STATE_CACHE_SIZE:
+                self._holders.pop(next(iter(self._holders)))
+        return held
 
     def _remember(
         self, table: Table[S], negotiation_id: str, version: str, loaded: Loaded[S]

@@ -7,13 +7,25 @@ from collections import deque
 from typing import Annotated
 
 from fastapi import Depends, Request
-from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import APIKeyHeader, HTTPBearer
 from fastapi.security.utils import get_authorization_scheme_param
 
 from accord.core.refusals import RefusalCode, refuse
 
-_scheme = HTTPBearer(
-    auto_error=False, description="A seat, owner, session, merchant or principal credential."
+
+class _BearerToken(HTTPBearer):
+    """HTTPBearer as the OpenAPI document shows it, answering the token itself: FastAPI's
+    builds a pydantic model of it on every request, only for the token to be read back."""
+
+    async def __call__(self, request: Request) -> str | None:  # type: ignore[override]
+        scheme, token = get_authorization_scheme_param(request.headers.get("Authorization"))
+        return token if token and scheme.lower() == "bearer" else None
+
+
+_scheme = _BearerToken(
+    scheme_name="HTTPBearer",
+    auto_error=False,
+    description="A seat, owner, session, merchant or principal credential.",
 )
 _api_key_header = APIKeyHeader(
     name="x-api-key", auto_error=False, description="A principal's owner or agent key."
@@ -46,23 +58,19 @@ class RateLimiter:
             window.append(now)
 
 
-async def bearer(
-    request: Request,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_scheme)],
-) -> str | None:
-    token = credentials.credentials if credentials else None
+async def bearer(request: Request, token: Annotated[str | None, Depends(_scheme)]) -> str | None:
     _limit(request, token)
     return token
 
 
 async def api_key(
     request: Request,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_scheme)],
+    bearer: Annotated[str | None, Depends(_scheme)],
     header: Annotated[str | None, Depends(_api_key_header)],
 ) -> str | None:
     """A key in `Authorization: Bearer` or in `x-api-key` (intro-api.md); the same key in
     both is one key, two different keys open nothing."""
-    token = credentials.credentials if credentials else None
+    token = bearer
     if token and header and token != header:
         raise refuse(
             RefusalCode.UNAUTHENTICATED,
