@@ -11,6 +11,11 @@ One run, one machine, one disk:
    plain `sqlite3` in this process: N threads on one file, and one thread (storage ceiling);
 5. prints the table and `moves/s ÷ min(ceilings)`; `--json` prints the same as JSON.
 
+With `--rounds N`, steps 2 and 3 and the bare app's `/healthz` run N times in turn, with both
+servers up, and each measurement reports its median round: on a shared machine one phase can
+land on a busy second and another on a quiet one, and a ratio of single runs moves with that.
+Every round's ratio is printed too.
+
 The clients run on the same machine as the server and take CPU too: that is part of why
 `/healthz` is a ceiling and not a target. Run: `.venv/bin/python benchmarks/rooms_throughput.py`.
 """
@@ -24,6 +29,7 @@ import shutil
 import signal
 import socket
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -421,6 +427,7 @@ def measure_rooms(
     result.extra["moves_per_room_max"] = max(moves)
     result.extra["moves_per_room_min"] = min(moves)
     if stats_file is not None:
+        stats_file.unlink(missing_ok=True)  # an earlier round's
         process.send_signal(signal.SIGUSR2)  # the instrumented server: write its counters
         deadline = time.monotonic() + 5
         while not stats_file.exists() and time.monotonic() < deadline:
@@ -525,6 +532,9 @@ def report(results: dict[str, Result], summary: dict[str, Any]) -> str:
             f"{r.errors:>8}{fmt(r.server_cpu, '.2f'):>9}{fmt(r.client_cpu, '.2f'):>9}"
             f"{fmt(r.server_cpu_ms_per_op, '.2f'):>11}"
         )
+    if len(summary["rounds"]) > 1:
+        each = " ".join(f"{r['ratio']:.3f}" for r in summary["rounds"])
+        lines += ["", f"medians of {len(summary['rounds'])} rounds; ratio per round: {each}"]
     lines += [
         "",
         f"store: {db}, {summary['workers']} worker(s)",
@@ -560,6 +570,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=float, default=1.0, help="untimed seconds per phase")
     parser.add_argument(
         "--rooms", type=int, default=16, help="rooms, client threads, sqlite threads"
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="measure Accord's /healthz, the moves and the bare app this many times in turn, "
+        "and report each one's median round",
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument(
@@ -611,45 +628,65 @@ def emit(
         print(report(results, summary))
 
 
+def median_round(rounds: list[Result]) -> Result:
+    """The round whose rate is the median (the lower of the middle two for an even count): a
+    measurement as it was taken, not an average of several."""
+    middle = statistics.median_low(r.rate for r in rounds)
+    return next(r for r in rounds if r.rate == middle)
+
+
+def ratio_of(results: dict[str, Result]) -> float:
+    http = max(results["healthz"].rate, results["bare"].rate)
+    storage = max(results["storage_threads"].rate, results["storage_single"].rate)
+    return results["moves"].rate / min(http, storage)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
+    if args.rounds < 1:
+        raise SystemExit("--rounds must be at least 1")
     workdir = Path(tempfile.mkdtemp(prefix="accord-bench-", dir=args.tmp_dir))
     instrumented = args.writer_stats or args.server_switch_interval is not None
     stats_file = workdir / "writer-stats.json" if instrumented else None
+    rounds: list[dict[str, Result]] = []
     results: dict[str, Result] = {}
     half = max(1.0, args.duration / 2)
     try:
         with postgres_schema(args.database_url) as database_url:
             store = Store(database_url, args.workers)
-            port = free_port()
-            base = f"http://127.0.0.1:{port}"
-            with running_server(
-                workdir / "data",
-                port,
-                workdir / "server.log",
-                stats_file,
-                args.server_switch_interval,
-                store,
-            ) as proc:
+            port, bare_port = free_port(), free_port()
+            base, bare_base = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{bare_port}"
+            with (
+                running_server(
+                    workdir / "data",
+                    port,
+                    workdir / "server.log",
+                    stats_file,
+                    args.server_switch_interval,
+                    store,
+                ) as proc,
+                running_bare(bare_port, workdir / "bare.log") as bare,
+            ):
                 log(f"accord serve pid {proc.pid} on {base}, {args.workers} worker(s)")
-                log(f"healthz: {args.rooms} client threads, {args.duration:g} s")
-                results["healthz"] = measure_healthz(
-                    base, args.rooms, args.duration, args.warmup, proc.pid
-                )
-                log(f"moves: {args.rooms} rooms, {args.duration:g} s")
-                results["moves"] = measure_rooms(
-                    base, args.rooms, args.duration, args.warmup, proc, stats_file
-                )
-            bare_port = free_port()
-            with running_bare(bare_port, workdir / "bare.log") as bare:
-                log(f"bare ASGI healthz: {args.rooms} client threads, {args.duration:g} s")
-                results["bare"] = measure_healthz(
-                    f"http://127.0.0.1:{bare_port}",
-                    args.rooms,
-                    args.duration,
-                    args.warmup,
-                    bare.pid,
-                )
+                for number in range(1, args.rounds + 1):
+                    if args.rounds > 1:
+                        log(f"round {number} of {args.rounds}")
+                    measured: dict[str, Result] = {}
+                    log(f"healthz: {args.rooms} client threads, {args.duration:g} s")
+                    measured["healthz"] = measure_healthz(
+                        base, args.rooms, args.duration, args.warmup, proc.pid
+                    )
+                    log(f"moves: {args.rooms} rooms, {args.duration:g} s")
+                    measured["moves"] = measure_rooms(
+                        base, args.rooms, args.duration, args.warmup, proc, stats_file
+                    )
+                    log(f"bare ASGI healthz: {args.rooms} client threads, {args.duration:g} s")
+                    measured["bare"] = measure_healthz(
+                        bare_base, args.rooms, args.duration, args.warmup, bare.pid
+                    )
+                    rounds.append(measured)
+            for key in ("healthz", "moves", "bare"):
+                results[key] = median_round([measured[key] for measured in rounds])
             if database_url is not None:
                 log(f"postgres: {args.rooms} threads, then 1 thread, {half:g} s each")
                 results["storage_threads"] = measure_postgres(
@@ -688,6 +725,13 @@ def main(argv: list[str] | None = None) -> None:
         "ratio_storage": moves / storage_ceiling,
         "cpu_move_over_noop": (results["moves"].server_cpu_ms_per_op or 0.0) / noop_cpu,
         "aim": AIM,
+        "rounds": [
+            {
+                **{key: measured[key].rate for key in ("healthz", "moves", "bare")},
+                "ratio": ratio_of({**results, **measured}),
+            }
+            for measured in rounds
+        ],
     }
     emit(results, summary, as_json=args.json, report=report)
 
