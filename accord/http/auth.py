@@ -65,12 +65,11 @@ async def bearer(request: Request, token: Annotated[str | None, Depends(_scheme)
 
 async def api_key(
     request: Request,
-    bearer: Annotated[str | None, Depends(_scheme)],
+    token: Annotated[str | None, Depends(_scheme)],
     header: Annotated[str | None, Depends(_api_key_header)],
 ) -> str | None:
     """A key in `Authorization: Bearer` or in `x-api-key` (intro-api.md); the same key in
     both is one key, two different keys open nothing."""
-    token = bearer
     if token and header and token != header:
         raise refuse(
             RefusalCode.UNAUTHENTICATED,
