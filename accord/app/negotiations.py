@@ -153,17 +153,22 @@ class Negotiations:
     def lock(self, conn: Connection, table: Table[S], negotiation_id: str) -> Loaded[S]:
         """The negotiation locked for this write, its state from the writer's cache when the
         stored version is the one the cache holds (any process may have written since)."""
-        row = records.lock_negotiation(conn, negotiation_id)
+        return self._locked(conn, table, records.lock_negotiation(conn, negotiation_id))
+
+    def _locked(
+        self, conn: Connection, table: Table[S], row: records.NegotiationRow | None
+    ) -> Loaded[S]:
+        """`lock`, once the row is read and locked."""
         if row is None or row.protocol != table.name:
             raise Refused(table.not_found)
-        cached = self._states.get(negotiation_id)
+        cached = self._states.get(row.id)
         if cached is not None and cached[0] == row.version:
-            return Loaded(negotiation_id, cached[1], row.head)
-        text = records.read_state(conn, negotiation_id)
+            return Loaded(row.id, cached[1], row.head)
+        text = records.read_state(conn, row.id)
         state = None if cached is None else self._caught_up(conn, table, row, text, cached)
         if state is None:
-            state = self._restore(conn, table, negotiation_id, text, row.seq)
-        return Loaded(negotiation_id, state, row.head)
+            state = self._restore(conn, table, row.id, text, row.seq)
+        return Loaded(row.id, state, row.head)
 
     def _caught_up(
         self,
@@ -285,10 +290,12 @@ class Negotiations:
 
         def txn(conn: Connection) -> Answer | Refused:
             who = move.authorize(conn)
-            loaded = self.lock(conn, table, negotiation_id)
             party = move.party(who)
-            if move.message_id is not None:
-                seen = records.find_remembered(conn, negotiation_id, party, move.message_id)
+            if move.message_id is None:
+                loaded = self.lock(conn, table, negotiation_id)
+            else:
+                row, seen = records.lock_remembering(conn, negotiation_id, party, move.message_id)
+                loaded = self._locked(conn, table, row)
                 if seen is not None:
                     if seen.request_hash != move.request_hash:
                         return refuse(

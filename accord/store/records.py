@@ -297,16 +297,28 @@ class Remembered:
     response: str
 
 
-def find_remembered(
+_LOCK_REMEMBERING_SQL: Final = (
+    "SELECT n.id, n.protocol, n.seq, n.head_hash, n.version, n.is_final, i.request_hash, "
+    "i.status, i.response FROM negotiations n LEFT JOIN idempotency i ON "
+    "i.negotiation_id = n.id AND i.party = :party AND i.message_id = :message_id "
+    "WHERE n.id = :id"
+)
+
+
+def lock_remembering(
     conn: Connection, negotiation_id: str, party: str, message_id: str
-) -> Remembered | None:
-    row = _raw(
-        conn,
-        "SELECT request_hash, status, response FROM idempotency WHERE negotiation_id = "
-        ":negotiation_id AND party = :party AND message_id = :message_id",
-        {"negotiation_id": negotiation_id, "party": party, "message_id": message_id},
-    ).fetchone()
-    return Remembered(row[0], row[1], row[2]) if row else None
+) -> tuple[NegotiationRow | None, Remembered | None]:
+    """`lock_negotiation`, and the answer first given to `message_id` if it was used before,
+    in one statement: a move that carries a `message_id` asks both before anything else, and
+    each statement is a round trip on PostgreSQL and a turn at the GIL for the event loop on
+    SQLite."""
+    locking = " FOR UPDATE OF n" if conn.dialect.name == "postgresql" else ""
+    params = {"id": negotiation_id, "party": party, "message_id": message_id}
+    row = _raw(conn, _LOCK_REMEMBERING_SQL + locking, params).fetchone()
+    if row is None:
+        return None, None
+    head = NegotiationRow(row[0], row[1], row[2], row[3], row[4], bool(row[5]), None)
+    return head, None if row[6] is None else Remembered(row[6], row[7], row[8])
 
 
 def remember(
