@@ -64,26 +64,27 @@ class Writer:
         self._thread.join()
 
     def _run(self) -> None:
-        while True:
-            first = self._queue.get()
-            if first is _STOP:
-                self._let_go()
-                return
-            batch: list[_Work] = [first]  # type: ignore[list-item]  # not _STOP, checked above
-            stop = False
-            while len(batch) < MAX_BATCH:
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if item is _STOP:
-                    stop = True
-                    break
-                batch.append(item)  # type: ignore[arg-type]  # not _STOP, checked above
-            self._commit(batch)
-            if stop:
-                self._let_go()
-                return
+        try:
+            while True:
+                first = self._queue.get()
+                if first is _STOP:
+                    return
+                batch: list[_Work] = [first]  # type: ignore[list-item]  # not _STOP, checked
+                stop = False
+                while len(batch) < MAX_BATCH:
+                    try:
+                        item = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if item is _STOP:
+                        stop = True
+                        break
+                    batch.append(item)  # type: ignore[arg-type]  # not _STOP, checked above
+                self._commit(batch)
+                if stop:
+                    return
+        finally:
+            self._let_go()
 
     def _connect(self) -> Connection:
         if self._connection is None:
