@@ -42,9 +42,9 @@ class Checked(NamedTuple):
     """What a move that passed its checks carries on: its normalized terms with their hash
     (made once, for the no-change check and the offer alike) and its deadline."""
 
-    terms: dict[str, Any] | None = None
-    subject_hash: str | None = None
-    deadline: str | None = None
+    terms: dict[str, Any] | None
+    subject_hash: str | None
+    deadline: str | None
 
 
 def _refuse(code: RefusalCode, message: str, **details: Any) -> Refusal:
@@ -427,5 +427,5 @@ def confirm(
     checked = _check_move(state, move, actor.seat, now=now, check_seq=False)
     if isinstance(checked, Refusal):
         return checked
-    built = _build_move(state, move, actor.seat, "confirmed", Checked())
+    built = _build_move(state, move, actor.seat, "confirmed", checked)
     return Decision(built.public, [_resolution(actor.seat, pending.id, "confirmed")], built.notices)
