@@ -27,11 +27,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
-from rooms_throughput import SCHEMA, terms
+from rooms_throughput import SCHEMA, counter, terms
 
 from accord.app.settings import Settings
 from accord.cli.main import LOG_CONFIG
@@ -98,14 +97,8 @@ class Room:
     async def moves(self, app: Asgi, count: int) -> None:
         for _ in range(count):
             self.count += 1
-            amount = 100_000 - self.count if self.count % 2 else 50_000 + self.count
-            body = {
-                "type": "counter",
-                "terms": terms(amount, self.count),
-                "expected_seq": self.seq,
-                "message_id": uuid.uuid4().hex,
-            }
             token = self.tokens[(self.count - 1) % 2]
+            body = counter(self.count, self.seq)
             status, answer = await call(app, f"/v1/rooms/{self.room_id}/moves", token, body)
             if status != 200:
                 raise SystemExit(f"move refused {status}: {answer[:300]!r}")

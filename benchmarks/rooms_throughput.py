@@ -344,6 +344,18 @@ def terms(amount: int, day: int) -> dict[str, Any]:
     }
 
 
+def counter(count: int, seq: int) -> dict[str, Any]:
+    """A room's `count`th counter, as a careful agent sends it: fresh terms every move (the
+    price walks and never repeats, so no circling), `expected_seq` and a fresh `message_id`."""
+    amount = 100_000 - count if count % 2 else 50_000 + count
+    return {
+        "type": "counter",
+        "terms": terms(amount, count),
+        "expected_seq": seq,
+        "message_id": uuid.uuid4().hex,
+    }
+
+
 @dataclass
 class RoomDriver:
     """One room driven by one thread: the joiner and the opener counter in turn."""
@@ -360,14 +372,7 @@ class RoomDriver:
     def step(self) -> None:
         client = self.clients[self.count % 2]
         self.count += 1
-        # Fresh terms every move: the price walks and never repeats, so no circling.
-        amount = 100_000 - self.count if self.count % 2 else 50_000 + self.count
-        body = {
-            "type": "counter",
-            "terms": terms(amount, self.count),
-            "expected_seq": self.seq,
-            "message_id": uuid.uuid4().hex,
-        }
+        body = counter(self.count, self.seq)
         response = client.post(f"/v1/rooms/{self.room_id}/moves", json=body)
         if response.status_code != 200:
             raise RuntimeError(f"move refused {response.status_code}: {response.text[:300]}")
