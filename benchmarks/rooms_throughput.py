@@ -725,7 +725,7 @@ def main(argv: list[str] | None = None) -> None:
         "http_ceiling": http_ceiling,
         "storage_ceiling": storage_ceiling,
         "moves_per_second": moves,
-        "ratio": moves / min(http_ceiling, storage_ceiling),
+        "ratio": ratio_of(results),
         "ratio_http": moves / http_ceiling,
         "ratio_storage": moves / storage_ceiling,
         "cpu_move_over_noop": (results["moves"].server_cpu_ms_per_op or 0.0) / noop_cpu,

@@ -494,9 +494,8 @@ class Negotiations:
         per notifying move."""
         held = self._holders.get(negotiation_id)
         if held is None:
-            held = self._holders[negotiation_id] = read_party_scopes(conn, negotiation_id)
-            if len(self._holders) > STATE_CACHE_SIZE:
-                self._holders.pop(next(iter(self._holders)))
+            held = read_party_scopes(conn, negotiation_id)
+            _keep(self._holders, negotiation_id, held)
         return held
 
     def _remember(
@@ -508,9 +507,14 @@ class Negotiations:
         self._states.pop(negotiation_id, None)
         if table.is_final(loaded.state):
             return
-        self._states[negotiation_id] = (version, loaded.state, loaded.head)
-        if len(self._states) > STATE_CACHE_SIZE:
-            self._states.pop(next(iter(self._states)))
+        _keep(self._states, negotiation_id, (version, loaded.state, loaded.head))
+
+
+def _keep(cache: dict[str, T], key: str, value: T) -> None:
+    """`value` under `key`, the oldest entry dropped past `STATE_CACHE_SIZE`."""
+    cache[key] = value
+    if len(cache) > STATE_CACHE_SIZE:
+        cache.pop(next(iter(cache)))
 
 
 def _asked_once(ask: Seen) -> Seen:

@@ -4,7 +4,7 @@ module, `accord.store.events`."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from sqlalchemy import Connection, bindparam, insert, select
 
@@ -63,8 +63,11 @@ def lock_negotiation(conn: Connection, negotiation_id: str) -> NegotiationRow | 
     the stored one; `read_state` fetches it when it is not."""
     sql = _LOCK_SQL + (" FOR UPDATE" if conn.dialect.name == "postgresql" else "")
     row = _raw(conn, sql, {"id": negotiation_id}).fetchone()
-    if row is None:
-        return None
+    return None if row is None else _locked_row(row)
+
+
+def _locked_row(row: Sequence[Any]) -> NegotiationRow:
+    """A locked row's head columns, in `_LOCK_SQL`'s order, without the state."""
     return NegotiationRow(row[0], row[1], row[2], row[3], row[4], bool(row[5]), None)
 
 
@@ -317,8 +320,7 @@ def lock_remembering(
     row = _raw(conn, _LOCK_REMEMBERING_SQL + locking, params).fetchone()
     if row is None:
         return None, None
-    head = NegotiationRow(row[0], row[1], row[2], row[3], row[4], bool(row[5]), None)
-    return head, None if row[6] is None else Remembered(row[6], row[7], row[8])
+    return _locked_row(row), None if row[6] is None else Remembered(row[6], row[7], row[8])
 
 
 def remember(
