@@ -12,7 +12,6 @@ refusal is retried.
 """
 
 import enum
-import json
 import random
 import secrets
 from collections.abc import Callable, Mapping
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Generic
 
 import httpx
+import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from accord import __version__
@@ -271,8 +271,8 @@ def _checked(adapter: TypeAdapter[Any], body: Mapping[str, Any] | BaseModel | No
 
 def json_of(response: httpx.Response) -> Any:
     try:
-        return json.loads(response.content)
-    except ValueError:
+        return orjson.loads(response.content)
+    except ValueError:  # orjson.JSONDecodeError is one
         return None
 
 

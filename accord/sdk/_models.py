@@ -24,7 +24,9 @@ class Model(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="allow")
 
-    _json: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _json: dict[str, Any] = PrivateAttr(default={})
+    """A default, not a `default_factory`: pydantic inspects a factory's signature for every
+    instance, and a room's answer holds some fifty models (its moves)."""
 
     @model_validator(mode="wrap")
     @classmethod

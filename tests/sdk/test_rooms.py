@@ -110,6 +110,22 @@ def test_a_repeated_message_id_gets_the_first_answer(accord: Accord) -> None:
     assert len(joined.seat.log().envelopes) == len(first.room.moves) + 2  # opened, joined
 
 
+def test_every_model_keeps_the_json_it_was_read_from(accord: Accord) -> None:
+    """Each nested model holds its own JSON, exactly as sent, shared with no other model."""
+    opened = accord.rooms.open(SCHEMA, subject=terms(10000))
+    joined = accord.rooms.join(opened.invite.token)
+    countered = joined.seat.counter(terms(9000), message="90?")
+    sent = countered.to_json()["room"]
+    moves = countered.room.moves
+    assert [m.to_json() for m in moves] == sent["moves"] and len(moves) == 2
+    assert countered.room.table is not None
+    assert countered.room.table.to_json() == sent["table"]
+    changed = moves[0].to_json()
+    changed["seq"] = -1
+    assert moves[0].to_json() == sent["moves"][0] != changed
+    assert moves[1].to_json()["message"] == "90?" and "message" not in moves[0].to_json()
+
+
 @pytest.mark.parametrize(
     ("act", "code", "status", "detail"),
     [
