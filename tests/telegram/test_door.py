@@ -2,6 +2,7 @@
 t.me address, takes updates by long polling or at `/telegram/webhook` (only with the secret
 token it set), and sends notifications as commits happen."""
 
+import os
 import re
 from typing import Any
 
@@ -13,7 +14,7 @@ from accord.app.settings import Settings, TelegramMode
 from accord.http.app import create_app
 from accord.store.leader import leading
 from accord.telegram.door import PATH, webhook_secret
-from tests.conftest import FakeClock
+from tests.conftest import FakeClock, _postgres_schema_url
 from tests.telegram.conftest import SCHEMA, TOKEN, eventually, served, terms
 from tests.telegram.recording import Person, RecordingSession
 
@@ -107,6 +108,26 @@ async def test_one_process_leads(settings: Settings) -> None:
         assert second is (dialect == "sqlite")  # PostgreSQL: the lock is held
     async with leading(url, dialect, 99) as again:
         assert again is True  # released with the first
+
+
+@pytest.mark.anyio
+async def test_deployments_in_schemas_of_one_database_each_lead(settings: Settings) -> None:
+    """Two deployments sharing a PostgreSQL database, each in a schema of its own: each has a
+    leader (an advisory lock is the database's, so it is keyed by the schema too)."""
+    base = os.environ.get("ACCORD_TEST_DATABASE_URL")
+    if not base:
+        pytest.skip("PostgreSQL only: on SQLite a deployment is one process, which leads")
+    other_schema = _postgres_schema_url(base)
+    other = next(other_schema)
+    try:
+        async with (
+            leading(settings.database, "postgresql", 99) as first,
+            leading(other, "postgresql", 99) as second,
+            leading(other, "postgresql", 99) as third,
+        ):
+            assert (first, second, third) == (True, True, False)
+    finally:
+        other_schema.close()
 
 
 def test_the_room_page_connects_telegram(settings: Settings, clock: FakeClock) -> None:
