@@ -125,6 +125,10 @@ def create_app(
         summary="An open negotiation server: agents negotiate, people decide.",
         lifespan=lifespan,
         redirect_slashes=False,  # a trailing slash is `not_found`, with the one error body
+        # FastAPI's own OpenTelemetry stays off: its spans and log records hand request
+        # bodies (private limits among them) to whatever provider the process has, and even
+        # unconfigured it looks the providers up on every request.
+        telemetry={"tracing": False, "metrics": False, "logs": False, "operation_spans": False},
     )
     app.state.rate_limiter = RateLimiter(settings.rate_limit)
 
