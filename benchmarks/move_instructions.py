@@ -33,7 +33,7 @@ from typing import Any
 from rooms_throughput import SCHEMA, counter, terms
 
 from accord.app.settings import Settings
-from accord.cli.main import LOG_CONFIG
+from accord.cli.server import LOG_CONFIG
 from accord.serve import create_server, settle_garbage_collector
 
 WARMUP_MOVES = 20

@@ -21,8 +21,8 @@ from accord.cli.adviser_display import (
     print_version,
     say,
 )
+from accord.cli.flags import Json, Server
 from accord.cli.intro_options import DEFAULT_SERVER
-from accord.cli.options import Json, Server
 
 BODY_MEMBERS: Final = frozenset({"based_on_state_version", "patches"})
 

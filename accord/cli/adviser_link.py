@@ -12,8 +12,8 @@ from accord.cli.adviser_client import CaseId, Key, adviser, app, print_body
 from accord.cli.adviser_display import hint, say
 from accord.cli.credentials import DEFAULT_PATH
 from accord.cli.errors import Failure
+from accord.cli.flags import Json, Server
 from accord.cli.intro_options import DEFAULT_SERVER
-from accord.cli.options import Json, Server
 from accord.cli.room_options import CredentialsPath, load_credentials
 
 

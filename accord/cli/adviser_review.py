@@ -18,8 +18,8 @@ from accord.cli.adviser_display import (
     print_questions,
     print_review,
 )
+from accord.cli.flags import Json, Server
 from accord.cli.intro_options import DEFAULT_SERVER
-from accord.cli.options import Json, Server
 from accord.cli.output import clean
 from accord.core.jsonio import JSONError, parse
 

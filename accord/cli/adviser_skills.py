@@ -9,8 +9,8 @@ import typer
 
 from accord.cli.adviser_client import CaseId, Key, adviser, app, print_body, read_json
 from accord.cli.adviser_display import hint, print_result, question_line, say
+from accord.cli.flags import Json, Server
 from accord.cli.intro_options import DEFAULT_SERVER
-from accord.cli.options import Json, Server
 from accord.cli.output import grid
 
 

@@ -20,7 +20,7 @@ from accord.cli.agent_session import run_session
 from accord.cli.credentials import DEFAULT_PATH, TokenKind
 from accord.cli.demo import say_terms
 from accord.cli.errors import Failure
-from accord.cli.options import Json, LlmApiKey, LlmBaseUrl, LlmModel, Server
+from accord.cli.flags import Json, LlmApiKey, LlmBaseUrl, LlmModel, Server
 from accord.cli.output import clean, out, print_json
 from accord.cli.room_options import DEFAULT_SERVER, CredentialsPath, RoomOptions, Token
 from accord.core.jsonio import JSONError, parse

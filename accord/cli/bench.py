@@ -14,7 +14,7 @@ from accord.agents.scenarios import ScenarioError, find_scenarios
 from accord.agents.strategies import STRATEGIES
 from accord.agents.tournament import Settings, negotiation_count, run
 from accord.cli.errors import Failure
-from accord.cli.options import Json
+from accord.cli.flags import Json
 from accord.cli.output import clean, dumps, err, out, print_json
 
 MAX_ROUNDS = 10_000

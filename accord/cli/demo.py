@@ -22,7 +22,7 @@ from accord.agents.room_agent import RoomAgent
 from accord.agents.strategies import DEFAULT, STRATEGIES
 from accord.cli.agent_seat import act
 from accord.cli.errors import Failure, talking_to
-from accord.cli.options import Json
+from accord.cli.flags import Json
 from accord.cli.output import out, print_json
 from accord.sdk import Accord
 

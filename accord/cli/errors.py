@@ -8,19 +8,20 @@ so `$(accord … --json | jq …)` never mistakes an error for one. Exit 1, or 2
 mistake; anything else is a bug and keeps its traceback."""
 
 import contextlib
+import importlib
 import json
 import sys
 from collections.abc import Iterator, Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import typer
-from sqlalchemy.exc import SQLAlchemyError
 from typer.core import TyperGroup
 
 from accord.cli.output import clean
 from accord.core.refusals import Refused
-from accord.sdk import AccordError
-from accord.store.engine import UnsupportedDatabase
+
+if TYPE_CHECKING:
+    from sqlalchemy.exc import SQLAlchemyError
 
 JSON_FLAG: Final = "accord.json"
 """Set in the context's meta (shared by every nested context) by the --json option."""
@@ -68,7 +69,14 @@ def _say(value: Any) -> str:
 
 
 def explain(exc: BaseException) -> Failure | None:
-    """The failure `exc` is to a person, or None for a bug (which keeps its traceback)."""
+    """The failure `exc` is to a person, or None for a bug (which keeps its traceback). The
+    SDK and the store are imported here, on the way out, so that a command that never uses
+    them does not start slower for them."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from accord.sdk import AccordError
+    from accord.store.engine import UnsupportedDatabase
+
     if isinstance(exc, Failure):
         return exc
     if isinstance(exc, Refused):
@@ -87,7 +95,7 @@ def explain(exc: BaseException) -> Failure | None:
     return None
 
 
-def _first_line(exc: SQLAlchemyError) -> str:
+def _first_line(exc: "SQLAlchemyError") -> str:
     cause = getattr(exc, "orig", None) or exc
     return str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
 
@@ -110,6 +118,8 @@ def remember_json(ctx: typer.Context, value: bool) -> bool:
 @contextlib.contextmanager
 def talking_to(server: str) -> Iterator[None]:
     """A failed request to `server` ends the command, saying which server did not answer."""
+    from accord.sdk import AccordError
+
     try:
         yield
     except AccordError as error:
@@ -125,7 +135,24 @@ def talking_to(server: str) -> Iterator[None]:
 
 
 class AccordGroup(TyperGroup):
-    """The `accord` command: every subcommand's known failures become messages here."""
+    """The `accord` command: every subcommand's known failures become messages here.
+
+    A subclass's `lazy` names the commands imported only when asked for (`module:attribute`,
+    a Typer app or a command function), so that `accord rooms show` loads neither the server
+    nor the store, and `accord --version` nothing at all."""
+
+    lazy: ClassVar[Mapping[str, str]] = {}
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*super().list_commands(ctx), *(n for n in self.lazy if n not in self.commands)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            module, _, attribute = self.lazy[cmd_name].partition(":")
+            command = _command_of(getattr(importlib.import_module(module), attribute))
+            command.name = cmd_name
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: Any) -> Any:  # typer's own vendored click.Context
         try:
@@ -136,3 +163,13 @@ class AccordGroup(TyperGroup):
                 raise
             show(failure, as_json=bool(ctx.meta.get(JSON_FLAG)))
             raise typer.Exit(failure.exit_code) from None
+
+
+def _command_of(found: Any) -> Any:  # a command of typer's vendored click
+    """A Typer app as a group (even with one command, as `add_typer` makes it), or a command
+    function as a command."""
+    if isinstance(found, typer.Typer):
+        return typer.main.get_group(found)
+    alone = typer.Typer(add_completion=False)
+    alone.command()(found)
+    return typer.main.get_command(alone)

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from accord.cli import intro_negotiation
+from accord.cli.flags import Json, Server
 from accord.cli.intro_display import (
     message_line,
     print_candidates,
@@ -25,7 +26,6 @@ from accord.cli.intro_display import (
 )
 from accord.cli.intro_input import parse_constraints, parse_identity
 from accord.cli.intro_options import DEFAULT_SERVER, IntentId, Key, principal
-from accord.cli.options import Json, Server
 from accord.cli.output import err, print_json
 
 app = typer.Typer(

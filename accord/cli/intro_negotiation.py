@@ -7,6 +7,7 @@ from typing import Annotated, Final
 
 import typer
 
+from accord.cli.flags import Json, Server
 from accord.cli.intro_display import (
     print_decided,
     print_log,
@@ -18,7 +19,6 @@ from accord.cli.intro_display import (
 )
 from accord.cli.intro_input import parse_questions
 from accord.cli.intro_options import DEFAULT_SERVER, Key, OpportunityId, principal
-from accord.cli.options import Json, Server
 from accord.cli.output import err, print_json, write_receipt
 
 opportunities = typer.Typer(

@@ -9,7 +9,8 @@ from rich.table import Table
 
 from accord.app.settings import Settings
 from accord.cli import store
-from accord.cli.options import Json, with_settings
+from accord.cli.flags import Json
+from accord.cli.options import with_settings
 from accord.cli.output import out, print_json
 from accord.trust.keys import Keyring, Mode, Use, load_keyring, rotate
 

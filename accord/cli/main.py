@@ -1,67 +1,48 @@
-"""`accord`: serve, sweep, check, and the per-area command groups."""
+"""`accord`: the command tree. Each command is imported when it runs (or when help lists
+it), so a command loads only what it uses: `accord --version` starts at once, and the commands
+that talk to a server never load the server or the store."""
 
 import logging
-import os
-from typing import Annotated, Final
+from typing import Annotated, ClassVar, Final
 
 import typer
-import uvicorn
-from uvicorn.config import LOGGING_CONFIG
 
 from accord import __version__
-from accord.app.check import check as run_check
-from accord.app.root import Accord
-from accord.app.settings import Settings
-from accord.cli import (
-    adviser,
-    agent,
-    bench,
-    demo,
-    intro,
-    keys,
-    mcp,
-    merchants,
-    principals,
-    rooms,
-    sessions,
-    store,
-)
-from accord.cli.errors import AccordGroup, Failure
-from accord.cli.options import Json, with_settings
-from accord.cli.output import err, out, print_json
-from accord.cli.verify import verify
-from accord.store.engine import is_sqlite
+from accord.cli.errors import AccordGroup
+from accord.cli.output import out
 
-LOG_CONFIG: Final = {
-    **LOGGING_CONFIG,
-    "loggers": {
-        **LOGGING_CONFIG["loggers"],
-        "accord": {"handlers": ["default"], "level": "WARNING", "propagate": False},
-        "accord.access": {"level": "INFO"},
-    },
+COMMANDS: Final = {
+    "verify": "accord.cli.verify:verify",
+    "demo": "accord.cli.demo:demo",
+    "mcp": "accord.cli.mcp:mcp",
+    "serve": "accord.cli.server:serve",
+    "sweep": "accord.cli.server:sweep",
+    "check": "accord.cli.server:check",
+    "rooms": "accord.cli.rooms:app",
+    "keys": "accord.cli.keys:app",
+    "merchants": "accord.cli.merchants:app",
+    "sessions": "accord.cli.sessions:app",
+    "principals": "accord.cli.principals:app",
+    "intro": "accord.cli.intro:app",
+    "adviser": "accord.cli.adviser:app",
+    "bench": "accord.cli.bench:app",
+    "agent": "accord.cli.agent:app",
 }
-"""uvicorn's own logging, and Accord's: warnings, and one line per request at INFO."""
+"""Every command and group of `accord`, in the order help lists them."""
+
+
+class Commands(AccordGroup):
+    lazy: ClassVar = COMMANDS
+
 
 app = typer.Typer(
     name="accord",
-    cls=AccordGroup,  # where every command's failures become messages
+    cls=Commands,  # where every command's failures become messages
     help="Accord: an open negotiation server. Agents negotiate, people decide.",
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
 )
-app.add_typer(rooms.app)
-app.add_typer(keys.app, name="keys")
-app.add_typer(merchants.app, name="merchants")
-app.add_typer(sessions.app, name="sessions")
-app.add_typer(principals.app, name="principals")
-app.add_typer(intro.app, name="intro")
-app.add_typer(adviser.app, name="adviser")
-app.add_typer(bench.app, name="bench")
-app.add_typer(agent.app, name="agent")
-app.command()(verify)
-app.command()(demo.demo)
-app.command()(mcp.mcp)
 
 
 def _print_version(value: bool) -> None:
@@ -80,106 +61,6 @@ def accord(
     ] = False,
 ) -> None:
     """Accord: an open negotiation server. Agents negotiate, people decide."""
-
-
-@app.command()
-@with_settings
-def serve(
-    settings: Settings,
-    workers: Annotated[
-        int,
-        typer.Option(
-            "--workers", envvar="ACCORD_WORKERS", min=1, help="Processes (PostgreSQL only)."
-        ),
-    ] = 1,
-) -> None:
-    """Apply migrations, start the sweeper and serve the API."""
-    if workers > 1 and is_sqlite(settings.database):
-        raise Failure("--workers above 1 needs PostgreSQL; SQLite has one writer", exit_code=2)
-    store.create_or_open(settings).close()  # migrate once, before any worker starts
-    os.environ.update(settings.to_env())
-    err.print(f"Accord {__version__} on {settings.base_url} ({_describe(settings)})")
-    uvicorn.run(
-        "accord.serve:from_environment",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        workers=workers,
-        http="accord.http.connections:ServeProtocol",  # closes connections slow to send headers
-        timeout_keep_alive=settings.keep_alive_timeout,
-        log_level="warning",
-        log_config=LOG_CONFIG,
-        access_log=False,  # Accord logs its own line per request, on `accord.access`
-    )
-
-
-def _describe(settings: Settings) -> str:
-    if is_sqlite(settings.database):
-        return f"SQLite in {settings.data_dir}"
-    return "PostgreSQL"
-
-
-@app.command()
-@with_settings
-def sweep(settings: Settings, as_json: Json = False) -> None:
-    """One sweep now: record every expiry that is due, close every timed-out session, expire
-    every introduction that waited on its people too long, and let the built-in intro agent
-    take the turns it has."""
-    db = store.existing(settings)
-    try:
-        swept = Accord(settings, db=db).sweep()
-    finally:
-        db.close()
-    ended = swept.ended
-    expired = [e for e in ended if e.envelope.type.endswith(".expired")]
-    closed = [e for e in ended if e not in expired]
-    result = {
-        "expired": [{"protocol": e.protocol, "id": e.id} for e in expired],
-        "closed": [
-            {"protocol": e.protocol, "id": e.id, "reason": e.envelope.payload.get("reason")}
-            for e in closed
-        ],
-        "opportunities_expired": list(swept.opportunities_expired),
-    }
-    if as_json:
-        print_json(result)
-        return
-    out.print(f"expired {len(expired)} room(s)" + "".join(f"\n  {e.id}" for e in expired))
-    out.print(f"closed {len(closed)} session(s)" + "".join(f"\n  {e.id}" for e in closed))
-    introductions = swept.opportunities_expired
-    out.print(
-        f"expired {len(introductions)} introduction(s) left pending"
-        + "".join(f"\n  {i}" for i in introductions)
-    )
-
-
-@app.command()
-@with_settings
-def check(
-    settings: Settings,
-    as_json: Json = False,
-    repair: Annotated[
-        bool, typer.Option("--repair", help="Rewrite projections that disagree with the log.")
-    ] = False,
-) -> None:
-    """Verify every chain and rebuild every projection from the logs; exit 1 on a problem
-    (with --repair, a projection rewritten from its log no longer counts as one)."""
-    db = store.existing(settings)
-    try:
-        report = run_check(db, Accord(settings, db=db).tables, repair=repair)
-    finally:
-        db.close()
-    if as_json:
-        print_json(report.to_json())
-    else:
-        for problem in report.problems:
-            out.print(f"[red]problem[/red] {problem['id']}: {problem['problem']}", markup=True)
-        for fixed in report.repaired:
-            out.print(f"[yellow]repaired[/yellow] {fixed['id']}: {fixed['problem']}")
-        verdict = "[green]ok[/green]" if report.ok else "[red]problems found[/red]"
-        out.print(f"{report.negotiations} negotiation(s) checked: {verdict}")
-    if not report.ok:
-        raise typer.Exit(1)
 
 
 def main() -> None:

@@ -11,7 +11,8 @@ from accord.app.identity import KEY_KINDS
 from accord.app.merchants import Merchants
 from accord.app.settings import Settings
 from accord.cli import store
-from accord.cli.options import Json, with_settings
+from accord.cli.flags import Json
+from accord.cli.options import with_settings
 from accord.cli.output import err, out, print_json
 
 app = typer.Typer(

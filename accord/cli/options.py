@@ -10,7 +10,7 @@ from typing import Annotated, Any, Final, TypeVar
 import typer
 
 from accord.app.settings import Settings, TelegramMode
-from accord.cli.errors import remember_json
+from accord.cli.flags import LlmApiKey, LlmBaseUrl, LlmModel
 from accord.discovery import Ranking
 
 DataDir = Annotated[
@@ -168,41 +168,6 @@ MutualThreshold = Annotated[
         show_default="calibrated for the ranking in effect",
     ),
 ]
-Server = Annotated[
-    str,
-    typer.Option("--server", envvar="ACCORD_SERVER", help="The Accord server to talk to."),
-]
-Json = Annotated[
-    bool,
-    typer.Option(
-        "--json",
-        help="Print exactly the API's JSON, nothing else (an error: its error body, on stderr).",
-        callback=remember_json,
-    ),
-]
-
-LlmBaseUrl = Annotated[
-    str | None,
-    typer.Option(
-        "--llm-base-url",
-        envvar="ACCORD_LLM_BASE_URL",
-        help="OpenAI-compatible chat endpoint for the LLM agent, such as http://host/v1.",
-        show_default="none: agents decide by rules",
-    ),
-]
-LlmModel = Annotated[
-    str | None,
-    typer.Option("--llm-model", envvar="ACCORD_LLM_MODEL", help="The model the endpoint runs."),
-]
-LlmApiKey = Annotated[
-    str | None,
-    typer.Option(
-        "--llm-api-key",
-        envvar="ACCORD_LLM_API_KEY",
-        help="The endpoint's API key (prefer the variable: a flag shows in the process list).",
-    ),
-]
-
 WebhookTimeout = Annotated[
     float,
     typer.Option(

@@ -12,8 +12,9 @@ from accord.app.principals import Principals
 from accord.app.settings import Settings
 from accord.cli import store
 from accord.cli.errors import Failure
+from accord.cli.flags import Json, Server
 from accord.cli.intro_options import DEFAULT_SERVER, principal
-from accord.cli.options import Json, Server, with_settings
+from accord.cli.options import with_settings
 from accord.cli.output import err, out, print_json, print_link
 
 app = typer.Typer(

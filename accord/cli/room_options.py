@@ -15,7 +15,7 @@ import typer
 from accord.cli import credentials as store
 from accord.cli.credentials import Credential, CredentialsError, TokenKind
 from accord.cli.errors import Failure, talking_to
-from accord.cli.options import Json, Server
+from accord.cli.flags import Json, Server
 from accord.cli.output import err
 from accord.sdk import Accord, RoomSeat
 

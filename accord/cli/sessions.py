@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from accord.cli.errors import talking_to
-from accord.cli.options import Json, Server
+from accord.cli.flags import Json, Server
 from accord.cli.output import clean, err, out, print_json, write_receipt
 from accord.core.money import format_money, is_amount_minor
 from accord.sdk import Accord, Merchant

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from accord.cli.errors import Failure
-from accord.cli.options import Json
+from accord.cli.flags import Json
 from accord.cli.output import out, print_json
 from accord.core.jsonio import JSONError, parse
 from accord.trust.verify import TrustedKey, load_trusted, not_a_receipt, verify_receipt

@@ -4,9 +4,11 @@ answers --help, and appears in the README."""
 import re
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
+from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from accord.cli.main import app
@@ -14,18 +16,30 @@ from accord.cli.main import app
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
+def _command(path: tuple[str, ...]) -> Any:
+    """The command at `path`, asked of each group as click asks it (the groups load their
+    commands when asked)."""
+    command = typer.main.get_command(app)
+    for name in path:
+        assert isinstance(command, TyperGroup)
+        found = command.get_command(typer.Context(command), name)
+        assert found is not None, f"accord {' '.join(path)} is listed but cannot be loaded"
+        command = found
+    return command
+
+
 def _commands() -> list[tuple[str, ...]]:
     found: list[tuple[str, ...]] = []
 
-    def walk(command: object, path: tuple[str, ...]) -> None:
-        subcommands = getattr(command, "commands", None)
-        if subcommands is None:
+    def walk(path: tuple[str, ...]) -> None:
+        command = _command(path)
+        if not isinstance(command, TyperGroup):
             found.append(path)
             return
-        for name, sub in sorted(subcommands.items()):
-            walk(sub, (*path, name))
+        for name in sorted(command.list_commands(typer.Context(command))):
+            walk((*path, name))
 
-    walk(typer.main.get_command(app), ())
+    walk(())
     return found
 
 
@@ -46,9 +60,7 @@ def test_every_command_has_help(path: tuple[str, ...]) -> None:
     short = CliRunner().invoke(app, [*path, "-h"])
     assert short.exit_code == 0, short.stderr
     assert short.stdout == result.stdout
-    command = typer.main.get_command(app)
-    for name in path:
-        command = command.commands[name]  # type: ignore[attr-defined]
+    command = _command(path)
     assert command.help, f"accord {' '.join(path)} has no help text"
     for param in command.params:
         if param.param_type_name == "option" and param.name != "help":
