@@ -69,29 +69,33 @@ def _say(value: Any) -> str:
 
 
 def explain(exc: BaseException) -> Failure | None:
-    """The failure `exc` is to a person, or None for a bug (which keeps its traceback). The
-    SDK and the store are imported here, on the way out, so that a command that never uses
-    them does not start slower for them."""
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from accord.sdk import AccordError
-    from accord.store.engine import UnsupportedDatabase
-
+    """The failure `exc` is to a person, or None for a bug (which keeps its traceback)."""
     if isinstance(exc, Failure):
         return exc
     if isinstance(exc, Refused):
         refusal = exc.refusal
         return Failure(refusal.message, code=str(refusal.code), details=refusal.details)
-    if isinstance(exc, AccordError) and exc.is_refusal:
-        return Failure(exc.message, code=exc.code, details=exc.details)
-    if isinstance(exc, AccordError):
-        return Failure(f"{exc.message} ({exc.__cause__ or exc.code})")
-    if isinstance(exc, UnsupportedDatabase):
-        return Failure(str(exc), exit_code=2)
-    if isinstance(exc, SQLAlchemyError):
-        return Failure(f"the database failed: {_first_line(exc)}")
     if isinstance(exc, OSError) and exc.filename is not None:
         return Failure(f"{exc.filename}: {exc.strerror or exc}")
+    # An error of the SDK or of the store comes from a module already loaded: a command that
+    # never loaded it (or `--help`, which ends with an exception too) does not load it here.
+    if "accord.sdk" in sys.modules:
+        from accord.sdk import AccordError
+
+        if isinstance(exc, AccordError) and exc.is_refusal:
+            return Failure(exc.message, code=exc.code, details=exc.details)
+        if isinstance(exc, AccordError):
+            return Failure(f"{exc.message} ({exc.__cause__ or exc.code})")
+    if "accord.store.engine" in sys.modules:
+        from accord.store.engine import UnsupportedDatabase
+
+        if isinstance(exc, UnsupportedDatabase):
+            return Failure(str(exc), exit_code=2)
+    if "sqlalchemy" in sys.modules:
+        from sqlalchemy.exc import SQLAlchemyError
+
+        if isinstance(exc, SQLAlchemyError):
+            return Failure(f"the database failed: {_first_line(exc)}")
     return None
 
 
