@@ -169,17 +169,23 @@ class Events:
 
     @contextlib.asynccontextmanager
     async def listening(self) -> AsyncIterator[None]:
-        """Hear every process's commits while inside (PostgreSQL: one LISTEN connection,
-        reconnected when it drops); on SQLite there is nothing to hear. Waits a few seconds
-        for the listener to start; streams opened before it read again once it has."""
+        """Hear every process's commits while inside (PostgreSQL: one LISTEN connection on a
+        thread of its own, reconnected when it drops); on SQLite there is nothing to hear.
+        Waits a few seconds for the listener to start; streams opened before it read again
+        once it has."""
         if not self.notifier.database_notifies:
             yield
             return
+        loop = asyncio.get_running_loop()
         started = asyncio.Event()
-        task = asyncio.create_task(
-            notifications.listen(self._db.url, self.notifier.wake, on_listening=started.set),
-            name="accord-event-listener",
+
+        def on_listening() -> None:
+            loop.call_soon_threadsafe(started.set)
+
+        listener = notifications.Listener(
+            self._db.url, self.notifier.wake, on_listening=on_listening
         )
+        listener.start()
         try:
             try:
                 await asyncio.wait_for(started.wait(), LISTEN_START_SECONDS)
@@ -187,6 +193,4 @@ class Events:
                 log.warning("the event listener has not connected yet; streams wait for it")
             yield
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await asyncio.to_thread(listener.stop)

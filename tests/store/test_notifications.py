@@ -1,0 +1,88 @@
+"""PostgreSQL's announcement of commits: keys packed into payloads under NOTIFY's limit and read
+back whole, and the listener thread that hears them (on PostgreSQL only)."""
+
+import queue
+import secrets
+import time
+from collections.abc import Callable
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from sqlalchemy import Connection, text
+
+from accord.store import notifications
+from accord.store.database import Database
+
+WAIT_SECONDS = 10.0  # a safety net: each wait ends at what it waits for
+
+Heard = frozenset[str] | None
+
+keys_strategy = st.sets(st.text(min_size=1, max_size=300), max_size=200)
+
+
+@given(keys_strategy)
+def test_payloads_carry_every_key_and_each_fits_notify(keys: set[str]) -> None:
+    payloads = list(notifications.payloads(keys))
+    assert all(len(p.encode()) < 8000 for p in payloads)
+    parsed = [notifications.parse(p) for p in payloads]
+    assert all(p is not None for p in parsed)
+    assert set().union(*(p for p in parsed if p is not None)) == keys
+
+
+@pytest.mark.parametrize(
+    "payload", ["", "not json", "{}", '"a key"', '["a", 1]', "[null]", b"\xff\xfe", "[[]]"]
+)
+def test_a_payload_this_version_cannot_read_wakes_everything(payload: str | bytes) -> None:
+    assert notifications.parse(payload) is None
+
+
+@pytest.fixture
+def postgres(db: Database) -> Database:
+    if db.dialect != "postgresql":
+        pytest.skip("NOTIFY exists only on PostgreSQL")
+    return db
+
+
+def _until(heard: "queue.Queue[Heard]", done: Callable[[list[Heard]], bool]) -> list[Heard]:
+    """What the listener heard until `done(got)` holds."""
+    got: list[Heard] = []
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not done(got):
+        got.append(heard.get(timeout=max(0.0, deadline - time.monotonic())))
+    return got
+
+
+def test_the_listener_hears_every_key_and_stops_at_once(postgres: Database) -> None:
+    heard: queue.Queue[Heard] = queue.Queue()
+    listening = queue.Queue[bool]()
+    listener = notifications.Listener(
+        postgres.url, heard.put, on_listening=lambda: listening.put(True)
+    )
+    listener.start()
+    try:
+        assert listening.get(timeout=WAIT_SECONDS)
+        assert heard.get(timeout=WAIT_SECONDS) is None  # first: read everything again
+        # Other tests' commits reach this listener too (NOTIFY spans the database): wait for
+        # this test's own keys, enough of them for two payloads of one commit.
+        mine = {f"{secrets.token_hex(8)}:{'k' * 100}:{n}" for n in range(100)}
+
+        def announce(conn: Connection) -> None:
+            notifications.publish(conn, mine)
+
+        assert len(list(notifications.payloads(mine))) > 1
+        postgres.write(announce)
+        _until(heard, lambda got: mine <= set().union(*(g for g in got if g is not None)))
+
+        with postgres.write_engine.begin() as conn:
+            conn.execute(
+                text("SELECT pg_notify(:channel, 'from another version')"),
+                {"channel": notifications.CHANNEL},
+            )
+        _until(heard, lambda got: None in got)
+    finally:
+        started = time.monotonic()
+        listener.stop()
+        stopping = time.monotonic() - started
+    # Told on its own channel, not left to find out at its next look.
+    assert stopping < notifications.STOP_SECONDS
