@@ -153,21 +153,27 @@ class Negotiations:
     def lock(self, conn: Connection, table: Table[S], negotiation_id: str) -> Loaded[S]:
         """The negotiation locked for this write, its state from the writer's cache when the
         stored version is the one the cache holds (any process may have written since)."""
-        return self._locked(conn, table, records.lock_negotiation(conn, negotiation_id))
+        cached = self._states.get(negotiation_id)
+        row = records.lock_negotiation(conn, negotiation_id, _version(cached))
+        return self._locked(conn, table, row, cached)
 
     def _locked(
-        self, conn: Connection, table: Table[S], row: records.NegotiationRow | None
+        self,
+        conn: Connection,
+        table: Table[S],
+        row: records.NegotiationRow | None,
+        cached: tuple[str, S, ChainHead] | None,
     ) -> Loaded[S]:
-        """`lock`, once the row is read and locked."""
+        """`lock`, once the row is read and locked: its state is None when `cached` is the
+        stored version (only the writer thread touches the cache, so it is still there)."""
         if row is None or row.protocol != table.name:
             raise Refused(table.not_found)
-        cached = self._states.get(row.id)
-        if cached is not None and cached[0] == row.version:
+        if row.state is None and cached is not None:
             return Loaded(row.id, cached[1], row.head)
-        text = records.read_state(conn, row.id)
-        state = None if cached is None else self._caught_up(conn, table, row, text, cached)
+        assert row.state is not None, "the store sends the state unless the cache holds it"
+        state = None if cached is None else self._caught_up(conn, table, row, row.state, cached)
         if state is None:
-            state = self._restore(conn, table, row.id, text, row.seq)
+            state = self._restore(conn, table, row.id, row.state, row.seq)
         return Loaded(row.id, state, row.head)
 
     def _caught_up(
@@ -294,8 +300,11 @@ class Negotiations:
             if move.message_id is None:
                 loaded = self.lock(conn, table, negotiation_id)
             else:
-                row, seen = records.lock_remembering(conn, negotiation_id, party, move.message_id)
-                loaded = self._locked(conn, table, row)
+                cached = self._states.get(negotiation_id)
+                row, seen = records.lock_remembering(
+                    conn, negotiation_id, party, move.message_id, _version(cached)
+                )
+                loaded = self._locked(conn, table, row, cached)
                 if seen is not None:
                     if seen.request_hash != move.request_hash:
                         return refuse(
@@ -508,6 +517,10 @@ class Negotiations:
         if table.is_final(loaded.state):
             return
         _keep(self._states, negotiation_id, (version, loaded.state, loaded.head))
+
+
+def _version(cached: tuple[str, Any, ChainHead] | None) -> str | None:
+    return None if cached is None else cached[0]
 
 
 def _keep(cache: dict[str, T], key: str, value: T) -> None:

@@ -52,33 +52,32 @@ _HEAD: Final = (
 _READ: Final = select(*_HEAD, negotiations.c.state).where(_BY_ID)
 
 
+# The state only when it is not the version the caller holds: a process that made the last
+# move reads none, and one that did not reads it in the same round trip as the lock.
 _LOCK_SQL: Final = (
-    "SELECT id, protocol, seq, head_hash, version, is_final FROM negotiations WHERE id = :id"
+    "SELECT id, protocol, seq, head_hash, version, is_final, "
+    "CASE WHEN version = :cached THEN NULL ELSE state END FROM negotiations WHERE id = :id"
 )
 
 
-def lock_negotiation(conn: Connection, negotiation_id: str) -> NegotiationRow | None:
-    """The negotiation's row without its state, locked for this transaction (on SQLite the
-    writer already holds the database lock). `version` tells whether a cached state is still
-    the stored one; `read_state` fetches it when it is not."""
+def lock_negotiation(
+    conn: Connection, negotiation_id: str, cached_version: str | None = None
+) -> NegotiationRow | None:
+    """The negotiation's row, locked for this transaction (on SQLite the writer already holds
+    the database lock), with its state unless the stored version is `cached_version`."""
     sql = _LOCK_SQL + (" FOR UPDATE" if conn.dialect.name == "postgresql" else "")
-    row = _raw(conn, sql, {"id": negotiation_id}).fetchone()
+    row = _raw(conn, sql, {"id": negotiation_id, "cached": cached_version}).fetchone()
     return None if row is None else _locked_row(row)
 
 
 def _locked_row(row: Sequence[Any]) -> NegotiationRow:
-    """A locked row's head columns, in `_LOCK_SQL`'s order, without the state."""
-    return NegotiationRow(row[0], row[1], row[2], row[3], row[4], bool(row[5]), None)
+    """A locked row, in `_LOCK_SQL`'s order: its state None when the cached one is current."""
+    return NegotiationRow(row[0], row[1], row[2], row[3], row[4], bool(row[5]), row[6])
 
 
 def read_negotiation(conn: Connection, negotiation_id: str) -> NegotiationRow | None:
     row = conn.execute(_READ, {"negotiation_id": negotiation_id}).first()
     return NegotiationRow(*row) if row is not None else None
-
-
-def read_state(conn: Connection, negotiation_id: str) -> str:
-    row = _raw(conn, "SELECT state FROM negotiations WHERE id = :id", {"id": negotiation_id})
-    return str(row.fetchone()[0])
 
 
 def insert_negotiation(
@@ -301,7 +300,8 @@ class Remembered:
 
 
 _LOCK_REMEMBERING_SQL: Final = (
-    "SELECT n.id, n.protocol, n.seq, n.head_hash, n.version, n.is_final, i.request_hash, "
+    "SELECT n.id, n.protocol, n.seq, n.head_hash, n.version, n.is_final, "
+    "CASE WHEN n.version = :cached THEN NULL ELSE n.state END, i.request_hash, "
     "i.status, i.response FROM negotiations n LEFT JOIN idempotency i ON "
     "i.negotiation_id = n.id AND i.party = :party AND i.message_id = :message_id "
     "WHERE n.id = :id"
@@ -309,18 +309,27 @@ _LOCK_REMEMBERING_SQL: Final = (
 
 
 def lock_remembering(
-    conn: Connection, negotiation_id: str, party: str, message_id: str
+    conn: Connection,
+    negotiation_id: str,
+    party: str,
+    message_id: str,
+    cached_version: str | None = None,
 ) -> tuple[NegotiationRow | None, Remembered | None]:
     """`lock_negotiation`, and the answer first given to `message_id` if it was used before,
     in one statement: a move that carries a `message_id` asks both before anything else, and
     each statement is a round trip on PostgreSQL and a turn at the GIL for the event loop on
     SQLite."""
     locking = " FOR UPDATE OF n" if conn.dialect.name == "postgresql" else ""
-    params = {"id": negotiation_id, "party": party, "message_id": message_id}
+    params = {
+        "id": negotiation_id,
+        "party": party,
+        "message_id": message_id,
+        "cached": cached_version,
+    }
     row = _raw(conn, _LOCK_REMEMBERING_SQL + locking, params).fetchone()
     if row is None:
         return None, None
-    return _locked_row(row), None if row[6] is None else Remembered(row[6], row[7], row[8])
+    return _locked_row(row), None if row[7] is None else Remembered(row[7], row[8], row[9])
 
 
 def remember(
