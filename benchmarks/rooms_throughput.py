@@ -266,13 +266,16 @@ def running_server(
 
 
 @contextlib.contextmanager
-def running_bare(port: int, log_file: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """`bare_asgi.py` under uvicorn: the same server loop with no framework and no store."""
+def running_bare(port: int, log_file: Path, workers: int = 1) -> Iterator[subprocess.Popen[bytes]]:
+    """`bare_asgi.py` under uvicorn: the same server loop with no framework and no store, in as
+    many worker processes as Accord's."""
     command = [
         sys.executable, "-m", "uvicorn", "--app-dir", str(HERE), "bare_asgi:app",
         "--host", "127.0.0.1", "--port", str(port), "--lifespan", "off",
         "--log-level", "warning", "--no-access-log",
     ]  # fmt: skip
+    if workers > 1:
+        command += ["--workers", str(workers)]
     yield from _serving(command, port, log_file)
 
 
@@ -670,7 +673,7 @@ def main(argv: list[str] | None = None) -> None:
                     args.server_switch_interval,
                     store,
                 ) as proc,
-                running_bare(bare_port, workdir / "bare.log") as bare,
+                running_bare(bare_port, workdir / "bare.log", args.workers) as bare,
             ):
                 log(f"accord serve pid {proc.pid} on {base}, {args.workers} worker(s)")
                 for number in range(1, args.rounds + 1):
