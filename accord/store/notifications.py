@@ -129,9 +129,10 @@ class Listener:
         Straight through libpq (`consume_input`, `notifies`): what arrives together is read in
         one go, and the subscribers are told once per wake-up, not once per commit."""
         channel = CHANNEL.encode()
+        poll = select.poll()  # not select(): a busy server's descriptors pass 1024
+        poll.register(pgconn.socket, select.POLLIN)
         while not self._stopping.is_set():
-            ready, _, _ = select.select([pgconn.socket], [], [], STOP_SECONDS)
-            if not ready:
+            if not poll.poll(STOP_SECONDS * 1000):
                 continue
             pgconn.consume_input()  # raises once the connection is gone
             keys: set[str] | None = set()
@@ -146,7 +147,14 @@ class Listener:
                 elif keys is not None:
                     keys |= parsed
             if heard:
-                self._heard(None if keys is None else frozenset(keys))
+                self._tell(None if keys is None else frozenset(keys))
+
+    def _tell(self, keys: frozenset[str] | None) -> None:
+        """`heard`, which must not end the listening when it fails: every stream relies on it."""
+        try:
+            self._heard(keys)
+        except Exception:
+            log.exception("a subscriber failed to hear a commit")
 
     def _run(self) -> None:
         failures = 0
@@ -158,7 +166,7 @@ class Listener:
                     if failures:
                         log.warning("listening for events again")
                     failures = 0
-                    self._heard(None)
+                    self._tell(None)
                     if self._on_listening is not None:
                         self._on_listening()
                     self._hear(conn.pgconn)

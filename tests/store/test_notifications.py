@@ -1,6 +1,8 @@
 """PostgreSQL's announcement of commits: keys packed into payloads under NOTIFY's limit and read
 back whole, and the listener thread that hears them (on PostgreSQL only)."""
 
+import contextlib
+import os
 import queue
 import secrets
 import time
@@ -86,3 +88,37 @@ def test_the_listener_hears_every_key_and_stops_at_once(postgres: Database) -> N
         stopping = time.monotonic() - started
     # Told on its own channel, not left to find out at its next look.
     assert stopping < notifications.STOP_SECONDS
+
+
+def test_the_listener_outlives_a_failing_subscriber_and_high_descriptors(
+    postgres: Database,
+) -> None:
+    # Enough descriptors open that the listener's socket is past select()'s 1024.
+    with contextlib.ExitStack() as held:
+        for _ in range(1100):
+            held.enter_context(open(os.devnull, "rb"))
+        heard: queue.Queue[Heard] = queue.Queue()
+        calls = 0
+
+        def fails_first(keys: Heard) -> None:
+            nonlocal calls
+            calls += 1
+            if calls == 1:
+                raise RuntimeError("a subscriber's bug")
+            heard.put(keys)
+
+        listener = notifications.Listener(postgres.url, fails_first)
+        listener.start()
+        try:
+            mine = {f"{secrets.token_hex(8)}:after-a-failure"}
+
+            def announce(conn: Connection) -> None:
+                notifications.publish(conn, mine)
+
+            deadline = time.monotonic() + WAIT_SECONDS
+            while calls == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            postgres.write(announce)
+            _until(heard, lambda got: mine <= set().union(*(g for g in got if g is not None)))
+        finally:
+            listener.stop()
