@@ -180,7 +180,8 @@ class Events:
         started = asyncio.Event()
 
         def on_listening() -> None:
-            loop.call_soon_threadsafe(started.set)
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(started.set)
 
         listener = notifications.Listener(
             self._db.url, self.notifier.wake, on_listening=on_listening

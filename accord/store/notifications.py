@@ -171,7 +171,7 @@ class Listener:
                         self._on_listening()
                     self._hear(conn.pgconn)
                     return
-            except psycopg.Error as exc:
+            except (psycopg.Error, OSError) as exc:
                 problem = str(exc) or type(exc).__name__
             if self._stopping.is_set():
                 return
