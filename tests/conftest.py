@@ -141,19 +141,22 @@ class LiveServer:
 
 @contextlib.contextmanager
 def serve_in_thread(settings: Settings, clock: FakeClock) -> Iterator[LiveServer]:
-    """A real uvicorn server on 127.0.0.1 in a thread, with the given clock."""
+    """A real uvicorn server on 127.0.0.1 in a thread, with the given clock, on a port of its
+    own: the socket is bound here and handed to uvicorn, so that no other process can take the
+    port between choosing it and listening on it (`settings.port` is replaced)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    settings = settings.model_copy(update={"port": sock.getsockname()[1]})
     app = create_server(settings, clock=clock)
     config = uvicorn.Config(
         app,
-        host="127.0.0.1",
-        port=settings.port,
         log_level="warning",
         lifespan="on",
         http=with_header_timeout(settings.header_timeout),  # as `accord serve` runs it
         timeout_keep_alive=settings.keep_alive_timeout,
     )
     uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, daemon=True)
+    thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not uv.started:
@@ -165,12 +168,13 @@ def serve_in_thread(settings: Settings, clock: FakeClock) -> Iterator[LiveServer
     finally:
         uv.should_exit = True
         thread.join(timeout=10)
+        sock.close()
 
 
 @pytest.fixture
 def server(settings: Settings, clock: FakeClock) -> Iterator[LiveServer]:
     """A real uvicorn server on 127.0.0.1, in a thread, with the test's clock."""
-    live_settings = settings.model_copy(update=dict(port=free_port(), sweep_interval=3600))
+    live_settings = settings.model_copy(update=dict(sweep_interval=3600))
     with serve_in_thread(live_settings, clock) as live:
         yield live
 

@@ -10,7 +10,7 @@ from accord.app.principals import Principals
 from accord.app.settings import Settings
 from accord.http.operations import OPERATIONS
 from accord.store.database import Database
-from tests.conftest import FakeClock, free_port, serve_in_thread
+from tests.conftest import FakeClock, serve_in_thread
 from tests.http.support import EventStream
 from tests.intro.conftest import key
 from tests.principals.conftest import Principal, make_principal
@@ -223,7 +223,7 @@ def test_another_principal_or_nobody_learns_nothing_of_a_case(
 
 def test_cases_survive_a_restart(settings: Settings, db: Database) -> None:
     clock = FakeClock()
-    live = settings.model_copy(update=dict(port=free_port()))
+    live = settings
     who = make_principal(Principals(db, clock=clock), "ada")
     with serve_in_thread(live, clock) as server, server.client() as client:
         case_id = open_case(client, who)["case_id"]
@@ -233,7 +233,6 @@ def test_cases_survive_a_restart(settings: Settings, db: Database) -> None:
             ).status_code
             == 200
         )
-    live = live.model_copy(update=dict(port=free_port()))
     with serve_in_thread(live, clock) as server, server.client() as client:
         case = client.get(f"{CASES}/{case_id}", headers=key(who.owner_key)).json()
         assert case["state_version"] == 2

@@ -13,7 +13,7 @@ from accord.app.principals import Principals
 from accord.app.settings import Settings
 from accord.store.database import Database
 from tests.adviser.test_cases_http import CASES, SALARY, add, open_case, send
-from tests.conftest import FakeClock, LlmStub, free_port, serve_in_thread
+from tests.conftest import FakeClock, LlmStub, serve_in_thread
 from tests.intro.conftest import key
 from tests.principals.conftest import Principal, make_principal
 
@@ -25,9 +25,7 @@ def served(
     settings: Settings, clock: FakeClock, llm_stub: tuple[LlmStub, str]
 ) -> Iterator[httpx.Client]:
     _, url = llm_stub
-    live = settings.model_copy(
-        update=dict(port=free_port(), sweep_interval=3600, llm_base_url=url, llm_model="stub")
-    )
+    live = settings.model_copy(update=dict(sweep_interval=3600, llm_base_url=url, llm_model="stub"))
     with serve_in_thread(live, clock) as server, server.client() as client:
         yield client
 

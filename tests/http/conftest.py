@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from accord.app.settings import Settings
-from tests.conftest import FakeClock, LiveServer, _postgres_schema_url, free_port, serve_in_thread
+from tests.conftest import FakeClock, LiveServer, _postgres_schema_url, serve_in_thread
 
 
 @pytest.fixture(scope="module")
@@ -17,10 +17,7 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServ
     base = os.environ.get("ACCORD_TEST_DATABASE_URL")
     urls = _postgres_schema_url(base) if base else iter([f"sqlite:///{data_dir / 'accord.db'}"])
     database_url = next(urls)
-    port = free_port()
-    settings = Settings(
-        data_dir=data_dir, database_url=database_url, port=port, sweep_interval=3600
-    )
+    settings = Settings(data_dir=data_dir, database_url=database_url, sweep_interval=3600)
     try:
         with serve_in_thread(settings, FakeClock()) as live:
             yield live

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from accord.app.settings import Settings
-from tests.conftest import FakeClock, LiveServer, free_port, serve_in_thread
+from tests.conftest import FakeClock, LiveServer, serve_in_thread
 from tests.http.support import SCHEMA, assert_error
 
 LIMIT = 8192
@@ -26,7 +26,6 @@ def limited(settings: Settings, clock: FakeClock) -> Iterator[LiveServer]:
     """A server with a small body limit and short timeouts."""
     small = settings.model_copy(
         update=dict(
-            port=free_port(),
             max_body_bytes=LIMIT,
             header_timeout=SHORT,
             body_timeout=SHORT,

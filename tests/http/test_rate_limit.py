@@ -1,7 +1,7 @@
 """--rate-limit: requests per minute per credential, refused with 429 and Retry-After."""
 
 from accord.app.settings import Settings
-from tests.conftest import FakeClock, free_port, serve_in_thread
+from tests.conftest import FakeClock, serve_in_thread
 
 SCHEMA = {"n": {"type": "int"}}
 
@@ -9,7 +9,7 @@ SCHEMA = {"n": {"type": "int"}}
 def test_a_credential_over_its_rate_is_refused_and_others_are_not(
     settings: Settings, clock: FakeClock
 ) -> None:
-    limited = settings.model_copy(update=dict(port=free_port(), rate_limit=3))
+    limited = settings.model_copy(update=dict(rate_limit=3))
     with serve_in_thread(limited, clock) as live, live.client() as anyone:
         opened = anyone.post("/v1/rooms", json={"subject_schema": SCHEMA}).json()
         room_id = opened["room"]["room_id"]

@@ -5,13 +5,13 @@ import time
 from accord.app.settings import Settings
 from accord.store import records
 from accord.store.database import Database
-from tests.conftest import FakeClock, free_port, serve_in_thread
+from tests.conftest import FakeClock, serve_in_thread
 
 
 def test_the_server_sweeps_on_its_interval_without_any_access(
     settings: Settings, clock: FakeClock
 ) -> None:
-    live = settings.model_copy(update=dict(port=free_port(), sweep_interval=0.05))
+    live = settings.model_copy(update=dict(sweep_interval=0.05))
     with serve_in_thread(live, clock) as server, server.client() as anyone:
         opened = anyone.post("/v1/rooms", json={"subject_schema": {"n": {"type": "int"}}})
         room_id = opened.json()["room"]["room_id"]

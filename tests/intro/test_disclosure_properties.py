@@ -31,7 +31,7 @@ from accord.app.principals import Principals
 from accord.app.settings import Settings
 from accord.discovery import Discovery, IntentDoc, Ranking, constraint_fit, constraint_from_json
 from accord.store.database import Database
-from tests.conftest import FakeClock, _postgres_schema_url, free_port, serve_in_thread
+from tests.conftest import FakeClock, _postgres_schema_url, serve_in_thread
 from tests.http.support import EventStream
 from tests.intro.conftest import JSONBody, key
 from tests.principals.conftest import Principal, make_principal
@@ -599,9 +599,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
     data_dir = tmp_path_factory.mktemp("disclosure") / "data"
     base = os.environ.get("ACCORD_TEST_DATABASE_URL")
     urls = _postgres_schema_url(base) if base else iter([f"sqlite:///{data_dir}/accord.db"])
-    live = Settings(
-        data_dir=data_dir, database_url=next(urls), port=free_port(), ranking=Ranking.LEXICAL
-    )
+    live = Settings(data_dir=data_dir, database_url=next(urls), ranking=Ranking.LEXICAL)
     try:
         db = Database(live.database)
         with serve_in_thread(live, FakeClock()) as server, server.client() as client:

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from accord.app.settings import Settings
-from tests.conftest import FakeClock, free_port, serve_in_thread
+from tests.conftest import FakeClock, serve_in_thread
 from tests.http.support import assert_error, open_room
 from tests.intro.conftest import discover, key, patch_intent, post_intent
 from tests.principals.conftest import Principal
@@ -100,7 +100,7 @@ def test_a_query_puts_first_the_candidates_that_share_a_word_and_limit_cuts(
 def test_the_mutual_threshold_is_the_operators(
     settings: Settings, clock: FakeClock, ada: Principal, bob: Principal
 ) -> None:
-    strict = settings.model_copy(update=dict(port=free_port(), mutual_threshold=1.0))
+    strict = settings.model_copy(update=dict(mutual_threshold=1.0))
     with serve_in_thread(strict, clock) as server, server.client() as client:
         mine = post_intent(client, ada, CELLIST)["intent_id"]
         post_intent(client, bob, QUARTET)
@@ -172,14 +172,14 @@ def test_refusals_come_in_the_check_order(
 def test_the_index_is_rebuilt_by_a_new_app_on_the_same_store(
     settings: Settings, clock: FakeClock, ada: Principal, bob: Principal
 ) -> None:
-    live = settings.model_copy(update=dict(port=free_port()))
+    live = settings
     with serve_in_thread(live, clock) as first, first.client() as client:
         mine = post_intent(client, ada, CELLIST)["intent_id"]
         theirs = post_intent(client, bob, "Fresh sourdough bread")["intent_id"]
         patch_intent(client, bob, theirs, statement=QUARTET)
         before = discover(client, ada, mine)
     assert ids(before) == [theirs]
-    live = settings.model_copy(update=dict(port=free_port()))
+    live = settings
     with serve_in_thread(live, clock) as second, second.client() as client:
         assert discover(client, ada, mine) == before
 
@@ -192,8 +192,8 @@ def test_another_process_discovers_what_one_process_wrote(
     request reaches."""
     if not settings.database.startswith("postgresql"):
         pytest.skip("several processes share a store only on PostgreSQL")
-    one = settings.model_copy(update=dict(port=free_port()))
-    other = settings.model_copy(update=dict(port=free_port()))
+    one = settings
+    other = settings
     with (
         serve_in_thread(one, clock) as first,
         serve_in_thread(other, clock) as second,

@@ -11,7 +11,7 @@ import httpx
 from typer.testing import CliRunner
 
 from accord.cli.main import app
-from tests.conftest import FakeClock, LiveServer, free_port, serve_in_thread
+from tests.conftest import FakeClock, LiveServer, serve_in_thread
 from tests.intro.conftest import JSONBody, key, post_intent
 from tests.principals.conftest import Principal
 
@@ -110,7 +110,7 @@ def test_two_intents_to_a_verified_introduction(
     assert verified.exit_code == 0, verified.stdout
     assert json.loads(verified.stdout)["status"] == "valid"
     # a restart loses nothing: a new server on the same store shows the same
-    again = server.settings.model_copy(update={"port": free_port()})
+    again = server.settings
     with serve_in_thread(again, clock) as second, second.client() as client:
         for who in (ada, bob):
             assert call(client, "GET", base, who.owner_key) == shown[who]

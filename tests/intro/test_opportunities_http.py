@@ -14,7 +14,7 @@ from sqlalchemy import text
 
 from accord.app.settings import Settings
 from accord.store.database import Database
-from tests.conftest import FakeClock, free_port, serve_in_thread
+from tests.conftest import FakeClock, serve_in_thread
 from tests.http.support import assert_error, open_room
 from tests.intro.conftest import JSONBody, key, patch_intent, post_intent
 from tests.principals.conftest import Principal
@@ -297,13 +297,13 @@ def test_an_opportunity_is_not_found_then_not_a_seat(
 def test_opportunities_and_the_index_outlive_the_app(
     settings: Settings, clock: FakeClock, ada: Principal, bob: Principal, cy: Principal
 ) -> None:
-    live = settings.model_copy(update=dict(port=free_port()))
+    live = settings
     with serve_in_thread(live, clock) as first, first.client() as client:
         mine = post_intent(client, ada, CELLIST)["intent_id"]
         theirs = post_intent(client, bob, QUARTET)["intent_id"]
         opened = open_with(client, ada, mine, theirs, context=CONTEXT)[0]
         before = read(client, ada, opened["opportunity_id"])
-    live = settings.model_copy(update=dict(port=free_port()))
+    live = settings
     with serve_in_thread(live, clock) as second, second.client() as client:
         assert read(client, ada, opened["opportunity_id"]) == before
         assert open_with(client, ada, mine, theirs)[0] == opened | {"created": False}

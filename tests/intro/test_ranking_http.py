@@ -18,7 +18,7 @@ import pytest
 from accord.app.settings import Settings
 from accord.discovery import MUTUAL_THRESHOLD, MUTUAL_THRESHOLD_SEMANTIC, Discovery, IntentDoc
 from accord.discovery.semantic import MODEL, Ranking
-from tests.conftest import FakeClock, free_port, serve_in_thread
+from tests.conftest import FakeClock, serve_in_thread
 from tests.intro.conftest import discover, post_intent
 from tests.principals.conftest import Principal
 
@@ -101,7 +101,7 @@ def test_the_ranking_decides_the_scores(
 ) -> None:
     if model:
         request.getfixturevalue("installed")
-    live = settings.model_copy(update=dict(port=free_port(), ranking=ranking))
+    live = settings.model_copy(update=dict(ranking=ranking))
     with serve_in_thread(live, clock) as server, server.client() as client:
         mine = post_intent(client, ada, MINE)["intent_id"]
         by_id = {post_intent(client, bob, text)["intent_id"]: text for text in (NEAR, FAR)}

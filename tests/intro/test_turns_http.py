@@ -11,7 +11,7 @@ import pytest
 
 from accord.app.principals import Principals
 from accord.app.settings import Settings
-from tests.conftest import FakeClock, free_port, serve_in_thread
+from tests.conftest import FakeClock, serve_in_thread
 from tests.http.support import assert_error
 from tests.intro.conftest import JSONBody, key, patch_intent, post_intent
 from tests.principals.conftest import Principal
@@ -174,12 +174,12 @@ def test_turn_refusals_come_in_the_check_order(
 def test_turns_go_on_in_a_new_app_on_the_same_store(
     settings: Settings, clock: FakeClock, ada: Principal, bob: Principal
 ) -> None:
-    live = settings.model_copy(update=dict(port=free_port()))
+    live = settings
     with serve_in_thread(live, clock) as first, first.client() as client:
         opportunity_id = opened(client, ada, bob)
         took(client, ada.agent_key, opportunity_id, action="propose", message="A",
              expected_turn_count=0)  # fmt: skip
-    live = settings.model_copy(update=dict(port=free_port()))
+    live = settings
     with serve_in_thread(live, clock) as second, second.client() as client:
         agreed = took(client, bob.agent_key, opportunity_id, action="accept", message="B",
                       expected_turn_count=1)  # fmt: skip

@@ -12,7 +12,7 @@ from sqlalchemy import text
 from accord.app.principals import Principals
 from accord.app.settings import Settings
 from accord.store.database import Database
-from tests.conftest import FakeClock, LiveServer, free_port, serve_in_thread
+from tests.conftest import FakeClock, LiveServer, serve_in_thread
 from tests.http.support import assert_error
 from tests.principals.conftest import Principal, make_principal
 
@@ -275,13 +275,13 @@ def test_an_archived_intent_is_still_read(client: httpx.Client, ada: Principal) 
 def test_what_was_written_outlives_the_app(
     settings: Settings, clock: FakeClock, principals: Principals, ada: Principal
 ) -> None:
-    live = settings.model_copy(update=dict(port=free_port()))
+    live = settings
     with serve_in_thread(live, clock) as first, first.client(ada.owner_key) as client:
         intent = post_intent(client, ada)
         url = f"/api/intents/{intent['intent_id']}"
         message = client.post(f"{url}/chat", json={"message": "Still here?"}).json()["message"]
         network = client.post("/api/networks", json={"name": "Quartets"}).json()
-    live = settings.model_copy(update=dict(port=free_port()))
+    live = settings
     with serve_in_thread(live, clock) as second, second.client(ada.owner_key) as client:
         assert client.get(url).json() == {"intent": intent}
         assert client.get(f"{url}/chat").json() == {"messages": [message]}

@@ -9,7 +9,7 @@ import pytest
 
 from accord.app.settings import Settings
 from accord.http.ucp import namespace
-from tests.conftest import FakeClock, LiveServer, free_port, serve_in_thread
+from tests.conftest import FakeClock, LiveServer, serve_in_thread
 
 SHOP = "https://shop.example.com"
 PATHS = (
@@ -32,7 +32,6 @@ def _serve(
     own = Settings(
         data_dir=tmp_path / "data",
         database_url=database_url,
-        port=free_port(),
         public_url=public_url,
         ucp_namespace=ucp_namespace,
     )

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from accord.app.settings import Settings, TelegramMode
 from accord.cli.main import app
-from tests.conftest import FakeClock, free_port, serve_in_thread
+from tests.conftest import FakeClock, serve_in_thread
 from tests.telegram.conftest import TOKEN
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
@@ -23,15 +23,14 @@ def test_rooms_link_prints_the_bots_deep_link(
     assert "ACCORD_TELEGRAM_TOKEN=" in section and "accord rooms link ROOM_ID" in section
     on = settings.model_copy(
         update={
-            "port": free_port(),
             "telegram_token": TOKEN,
             "telegram_bot": "your_bot",
             "telegram_mode": TelegramMode.WEBHOOK,  # nothing asks Telegram for updates here
         }
     )
     runner = CliRunner()
-    where = ["--server", f"http://127.0.0.1:{on.port}", "--credentials", str(tmp_path / "c.json")]
     with serve_in_thread(on, clock) as live:
+        where = ["--server", live.url, "--credentials", str(tmp_path / "c.json")]
         opened = runner.invoke(
             app, ["rooms", "open", "--schema", "price:money:EUR", "--json", *where]
         )

@@ -15,7 +15,7 @@ import pytest
 import standardwebhooks.webhooks
 
 from accord.app.settings import Settings
-from tests.conftest import FakeClock, LiveServer, free_port, serve_in_thread
+from tests.conftest import FakeClock, LiveServer, serve_in_thread
 
 Plan = Callable[[str, int], int]
 """The status the receiver answers the `n`-th request (from 1) to one path carrying one
@@ -92,9 +92,7 @@ def now_clock() -> FakeClock:
 @pytest.fixture
 def hooked(settings: Settings, now_clock: FakeClock) -> Iterator[LiveServer]:
     """A real server whose delivery worker may call 127.0.0.1."""
-    live = settings.model_copy(
-        update=dict(port=free_port(), sweep_interval=3600, webhook_allow_private=True)
-    )
+    live = settings.model_copy(update=dict(sweep_interval=3600, webhook_allow_private=True))
     with serve_in_thread(live, now_clock) as server:
         yield server
 
