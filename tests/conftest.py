@@ -144,31 +144,29 @@ def serve_in_thread(settings: Settings, clock: FakeClock) -> Iterator[LiveServer
     """A real uvicorn server on 127.0.0.1 in a thread, with the given clock, on a port of its
     own: the socket is bound here and handed to uvicorn, so that no other process can take the
     port between choosing it and listening on it (`settings.port` is replaced)."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    settings = settings.model_copy(update={"port": sock.getsockname()[1]})
-    app = create_server(settings, clock=clock)
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        lifespan="on",
-        http=with_header_timeout(settings.header_timeout),  # as `accord serve` runs it
-        timeout_keep_alive=settings.keep_alive_timeout,
-    )
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not uv.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.01)
-    try:
-        yield LiveServer(f"http://127.0.0.1:{settings.port}", clock, settings)
-    finally:
-        uv.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        settings = settings.model_copy(update={"port": sock.getsockname()[1]})
+        config = uvicorn.Config(
+            create_server(settings, clock=clock),
+            log_level="warning",
+            lifespan="on",
+            http=with_header_timeout(settings.header_timeout),  # as `accord serve` runs it
+            timeout_keep_alive=settings.keep_alive_timeout,
+        )
+        uv = uvicorn.Server(config)
+        thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        try:
+            deadline = time.monotonic() + 20
+            while not uv.started:
+                if not thread.is_alive() or time.monotonic() > deadline:
+                    raise RuntimeError("the test server did not start")
+                time.sleep(0.01)
+            yield LiveServer(f"http://127.0.0.1:{settings.port}", clock, settings)
+        finally:
+            uv.should_exit = True
+            thread.join(timeout=10)
 
 
 @pytest.fixture

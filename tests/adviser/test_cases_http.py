@@ -223,9 +223,8 @@ def test_another_principal_or_nobody_learns_nothing_of_a_case(
 
 def test_cases_survive_a_restart(settings: Settings, db: Database) -> None:
     clock = FakeClock()
-    live = settings
     who = make_principal(Principals(db, clock=clock), "ada")
-    with serve_in_thread(live, clock) as server, server.client() as client:
+    with serve_in_thread(settings, clock) as server, server.client() as client:
         case_id = open_case(client, who)["case_id"]
         assert (
             send(
@@ -233,7 +232,7 @@ def test_cases_survive_a_restart(settings: Settings, db: Database) -> None:
             ).status_code
             == 200
         )
-    with serve_in_thread(live, clock) as server, server.client() as client:
+    with serve_in_thread(settings, clock) as server, server.client() as client:
         case = client.get(f"{CASES}/{case_id}", headers=key(who.owner_key)).json()
         assert case["state_version"] == 2
         assert case["state"]["strategy"]["current_strategy"] == "Anchor high"

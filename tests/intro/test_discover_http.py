@@ -172,15 +172,13 @@ def test_refusals_come_in_the_check_order(
 def test_the_index_is_rebuilt_by_a_new_app_on_the_same_store(
     settings: Settings, clock: FakeClock, ada: Principal, bob: Principal
 ) -> None:
-    live = settings
-    with serve_in_thread(live, clock) as first, first.client() as client:
+    with serve_in_thread(settings, clock) as first, first.client() as client:
         mine = post_intent(client, ada, CELLIST)["intent_id"]
         theirs = post_intent(client, bob, "Fresh sourdough bread")["intent_id"]
         patch_intent(client, bob, theirs, statement=QUARTET)
         before = discover(client, ada, mine)
     assert ids(before) == [theirs]
-    live = settings
-    with serve_in_thread(live, clock) as second, second.client() as client:
+    with serve_in_thread(settings, clock) as second, second.client() as client:
         assert discover(client, ada, mine) == before
 
 
@@ -192,11 +190,9 @@ def test_another_process_discovers_what_one_process_wrote(
     request reaches."""
     if not settings.database.startswith("postgresql"):
         pytest.skip("several processes share a store only on PostgreSQL")
-    one = settings
-    other = settings
     with (
-        serve_in_thread(one, clock) as first,
-        serve_in_thread(other, clock) as second,
+        serve_in_thread(settings, clock) as first,
+        serve_in_thread(settings, clock) as second,
         first.client() as a,
         second.client() as b,
     ):

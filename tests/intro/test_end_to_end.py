@@ -110,8 +110,7 @@ def test_two_intents_to_a_verified_introduction(
     assert verified.exit_code == 0, verified.stdout
     assert json.loads(verified.stdout)["status"] == "valid"
     # a restart loses nothing: a new server on the same store shows the same
-    again = server.settings
-    with serve_in_thread(again, clock) as second, second.client() as client:
+    with serve_in_thread(server.settings, clock) as second, second.client() as client:
         for who in (ada, bob):
             assert call(client, "GET", base, who.owner_key) == shown[who]
         assert call(client, "GET", f"{base}/negotiation/receipt", ada.agent_key) == receipt

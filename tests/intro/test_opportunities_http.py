@@ -297,14 +297,12 @@ def test_an_opportunity_is_not_found_then_not_a_seat(
 def test_opportunities_and_the_index_outlive_the_app(
     settings: Settings, clock: FakeClock, ada: Principal, bob: Principal, cy: Principal
 ) -> None:
-    live = settings
-    with serve_in_thread(live, clock) as first, first.client() as client:
+    with serve_in_thread(settings, clock) as first, first.client() as client:
         mine = post_intent(client, ada, CELLIST)["intent_id"]
         theirs = post_intent(client, bob, QUARTET)["intent_id"]
         opened = open_with(client, ada, mine, theirs, context=CONTEXT)[0]
         before = read(client, ada, opened["opportunity_id"])
-    live = settings
-    with serve_in_thread(live, clock) as second, second.client() as client:
+    with serve_in_thread(settings, clock) as second, second.client() as client:
         assert read(client, ada, opened["opportunity_id"]) == before
         assert open_with(client, ada, mine, theirs)[0] == opened | {"created": False}
         late = post_intent(client, cy, QUARTET)["intent_id"]  # the rebuilt index takes new ones

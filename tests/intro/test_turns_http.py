@@ -174,13 +174,11 @@ def test_turn_refusals_come_in_the_check_order(
 def test_turns_go_on_in_a_new_app_on_the_same_store(
     settings: Settings, clock: FakeClock, ada: Principal, bob: Principal
 ) -> None:
-    live = settings
-    with serve_in_thread(live, clock) as first, first.client() as client:
+    with serve_in_thread(settings, clock) as first, first.client() as client:
         opportunity_id = opened(client, ada, bob)
         took(client, ada.agent_key, opportunity_id, action="propose", message="A",
              expected_turn_count=0)  # fmt: skip
-    live = settings
-    with serve_in_thread(live, clock) as second, second.client() as client:
+    with serve_in_thread(settings, clock) as second, second.client() as client:
         agreed = took(client, bob.agent_key, opportunity_id, action="accept", message="B",
                       expected_turn_count=1)  # fmt: skip
         assert agreed["negotiation"]["outcome"] == "agreed"
