@@ -1,14 +1,17 @@
-"""What hearing another worker's commit costs a worker, beside what LISTEN costs at the least.
+"""What another worker's commit costs a worker, beside what LISTEN costs at the least.
 
-With `accord serve --workers N` on PostgreSQL every commit is announced (NOTIFY) and every
-worker hears it, to wake the streams that follow what was appended: a move costs each of the
-other N - 1 workers one notification. This measures that cost alone, in one run:
+With `accord serve --workers N` on PostgreSQL every commit is announced (NOTIFY) on the
+channels of the rooms and scopes it touched, and on one channel carrying every key; a worker
+listens on the channels of what its streams follow (and on the shared one only while
+something in it follows everything). This measures what a commit to a room the worker does
+not follow costs it, in one run:
 
 1. `accord serve` on PostgreSQL (one process, idle: no request, no stream) in a schema of
-   its own, and a bare listener beside it: psycopg, `LISTEN`, each notification read and
-   dropped (`reference`);
-2. `--notes` notifications on Accord's channel, one per transaction, at `--rate` a second,
-   each naming one room, as a move's commit does; both processes hear every one;
+   its own, and a bare listener beside it that hears every commit, as each worker did when
+   every commit was announced to all: psycopg, `LISTEN` on the shared channel, each
+   notification read and dropped (`reference`);
+2. `--notes` commits' announcements, one transaction each, at `--rate` a second, each
+   naming one room, as a move's commit does (`accord.store.notifications.announcements`);
 3. each process's CPU time over the notes, less what it spends idle for as long, per note,
    and Accord's over the reference's.
 
@@ -16,7 +19,6 @@ Run: `.venv/bin/python benchmarks/listener_cost.py [--database-url URL]`.
 """
 
 import argparse
-import json
 import os
 import secrets
 import shutil
@@ -37,7 +39,7 @@ from rooms_throughput import (
     wait_healthy,
 )
 
-from accord.store.notifications import CHANNEL, conninfo
+from accord.store.notifications import CHANNEL, announcements, conninfo
 
 DATABASE_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 IDLE_SECONDS = 3.0
@@ -68,7 +70,7 @@ def main() -> None:
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="accord-listener-"))
-    payload = json.dumps(["rom_" + secrets.token_hex(12)])
+    announced = announcements({"rom_" + secrets.token_hex(12)})
     try:
         with postgres_schema(args.database_url) as database_url:
             assert database_url is not None
@@ -89,9 +91,11 @@ def main() -> None:
                 idle = cpu_per_second(pids, IDLE_SECONDS)
                 before = [process_cpu(pid) for pid in pids]
                 started = time.monotonic()
-                with psycopg.connect(conninfo(database_url), autocommit=True) as conn:
+                with psycopg.connect(conninfo(database_url)) as conn:
                     for n in range(args.notes):
-                        conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+                        with conn.transaction():
+                            for name, payload in announced:
+                                conn.execute("SELECT pg_notify(%s, %s)", (name, payload))
                         delay = started + (n + 1) / args.rate - time.monotonic()
                         if delay > 0:
                             time.sleep(delay)
@@ -110,10 +114,10 @@ def main() -> None:
         shutil.rmtree(workdir, ignore_errors=True)
 
     accord_us, bare_us = (1e6 * s / args.notes for s in spent)
-    print(f"{args.notes} notifications at {args.rate:g}/s, one per transaction; CPU per note:")
-    print(f"  accord serve (idle worker)   {accord_us:8.1f} µs")
-    print(f"  bare psycopg listener        {bare_us:8.1f} µs")
-    print(f"  accord ÷ bare                {accord_us / bare_us:8.2f}")
+    print(f"{args.notes} commits to a room at {args.rate:g}/s; CPU per commit:")
+    print(f"  accord serve (idle worker, no stream follows the room)  {accord_us:8.1f} µs")
+    print(f"  bare psycopg listener, hearing every commit             {bare_us:8.1f} µs")
+    print(f"  accord ÷ bare                                           {accord_us / bare_us:8.2f}")
     print(f"(idle CPU: accord {1000 * idle[0]:.1f} ms/s, bare {1000 * idle[1]:.1f} ms/s)")
 
 

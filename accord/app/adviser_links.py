@@ -13,7 +13,7 @@ stopped between a table's commit and the case's is caught up without losing anyt
 import logging
 import queue
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -84,6 +84,9 @@ class AdviserLinks:
         closed since is harmless: it reads nothing."""
         self._worker: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._follows = frozenset({LINKED})
+        self.changed: Callable[[], None] = lambda: None
+        """Called when `follows` answers otherwise (the notifier's, once subscribed)."""
 
     # -- the owner's calls -------------------------------------------------------------------
 
@@ -171,11 +174,20 @@ class AdviserLinks:
                 )
                 self._worker.start()
 
+    def follows(self) -> frozenset[str]:
+        """What the notifier is to hear of: links made, and the logs the open links followed
+        when last read. A log linked since is heard of once they are read again: the notifier
+        then tells of it once more, and its case catches up on everything since the link."""
+        return self._follows
+
     def follow(self, negotiation_ids: Sequence[str] | None = None) -> int:
         """Catch up every open case following these logs (every log, for None)."""
         followed = self._followed
         if followed is None or negotiation_ids is None:
             followed = self._followed = self._db.read(self._read_followed)
+            follows, self._follows = self._follows, frozenset({LINKED, *followed})
+            if follows != self._follows:
+                self.changed()
         logs = followed if negotiation_ids is None else negotiation_ids
         found = sorted({case for log_id in logs for case in followed.get(log_id, ())})
         made = 0

@@ -169,10 +169,10 @@ class Events:
 
     @contextlib.asynccontextmanager
     async def listening(self) -> AsyncIterator[None]:
-        """Hear every process's commits while inside (PostgreSQL: one LISTEN connection on a
-        thread of its own, reconnected when it drops); on SQLite there is nothing to hear.
-        Waits a few seconds for the listener to start; streams opened before it read again
-        once it has."""
+        """Hear the commits of every process to what this one follows while inside
+        (PostgreSQL: one LISTEN connection on a thread of its own, reconnected when it drops);
+        on SQLite there is nothing to hear. Waits a few seconds for the listener to start;
+        streams opened before it read again once it has."""
         if not self.notifier.database_notifies:
             yield
             return
@@ -184,8 +184,13 @@ class Events:
                 loop.call_soon_threadsafe(started.set)
 
         listener = notifications.Listener(
-            self._db.url, self.notifier.wake, on_listening=on_listening
+            self._db.url,
+            self.notifier.wake,
+            wanted=self.notifier.channels,
+            listened=self.notifier.listened,
+            on_listening=on_listening,
         )
+        self.notifier.attach(listener.changed)
         listener.start()
         try:
             try:
@@ -194,4 +199,5 @@ class Events:
                 log.warning("the event listener has not connected yet; streams wait for it")
             yield
         finally:
+            self.notifier.attach(None)
             await asyncio.to_thread(listener.stop)

@@ -78,6 +78,11 @@ class IntentIndex:
                 return
             prefix = rows.intent_key("")
             self._stale |= {k.removeprefix(prefix) for k in keys if k.startswith(prefix)}
+            self._stale.discard("")  # `follows`' own key: no intent of its own
+
+    def follows(self) -> frozenset[str]:
+        """What the notifier is to hear of: every intent (their keys share one channel)."""
+        return frozenset({rows.intent_key("")})
 
     def _refresh(self, conn: Connection, *, writing: str | None = None) -> None:
         """Read again what was announced, before a question (under the lock). The intent a

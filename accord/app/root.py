@@ -89,7 +89,7 @@ class Accord:
         self.index = IntentIndex(
             self.db, ranking=settings.ranking, mutual_threshold=settings.mutual_threshold
         )
-        self.notifier.subscribe(self.index.heard)
+        self.notifier.subscribe(self.index.heard, self.index.follows)
         intro = cast(IntroTable, self.tables[INTRO])
         follow = IntroFollow(self.negotiations, intro, self.index, clock=clock)
         self.intents = Intents(
@@ -111,7 +111,9 @@ class Accord:
         self.adviser_links = AdviserLinks(self.adviser, self.db)
         self.adviser_skills = AdviserSkills(self.adviser, self.adviser_links, model=model)
         self.adviser.catch_up = self.adviser_links.catch_up
-        self.notifier.subscribe(self.adviser_links.heard)
+        self.adviser_links.changed = self.notifier.subscribe(
+            self.adviser_links.heard, self.adviser_links.follows
+        )
         self.links = Links(self.db, settings, clock=clock)
         self.doors = Doors(self.db.read)
         self.telegram = (
@@ -132,7 +134,9 @@ class Accord:
         self.webhooks = Webhooks(self.db, settings, clock=clock)
         self.webhook_delivery = WebhookDelivery(self.db, self.keys, settings, clock=clock)
         self.webhooks.wake = self.webhook_delivery.wake
-        self.notifier.subscribe(self.webhook_delivery.heard)
+        self.webhook_delivery.changed = self.notifier.subscribe(
+            self.webhook_delivery.heard, self.webhook_delivery.follows
+        )
 
     def sweep(self) -> "Swept":
         """Every expiry that is due: negotiations (each table's own), then introductions

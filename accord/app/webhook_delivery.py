@@ -109,6 +109,10 @@ class WebhookDelivery:
         self._listening: frozenset[str] | None = None
         """The keys the enabled endpoints' audiences follow, as last read; None: read again."""
         self._endpoints_changed = 0
+        self._follows: frozenset[str] = frozenset()
+        """`_listening` as last read, kept while it is read again."""
+        self.changed: Callable[[], None] = lambda: None
+        """Called when `follows` answers otherwise (the notifier's, once subscribed)."""
 
     # -- being told --------------------------------------------------------------------------
 
@@ -125,6 +129,12 @@ class WebhookDelivery:
             elif self._touched is not None:
                 self._touched |= keys
         self._signal()
+
+    def follows(self) -> frozenset[str]:
+        """What the notifier is to hear of: the enabled endpoints' audiences as last read. An
+        audience added since is heard of once they are read again: the notifier then tells of
+        it once more, and its endpoint's cursor takes every event since."""
+        return self._follows
 
     def wake(self) -> None:
         """An endpoint or a delivery changed (registered, updated, a test event, a manual
@@ -223,6 +233,10 @@ class WebhookDelivery:
         with self._touched_lock:
             if self._endpoints_changed == changed:  # not made stale while they were read
                 self._listening = frozenset().union(*(a.keys for _, a in audiences))
+            follows = frozenset().union(*(a.keys for _, a in audiences))
+            news, self._follows = follows != self._follows, follows
+        if news:
+            self.changed()
         made = 0
         for endpoint_id, audience in audiences:
             if touched is not None and not (audience.keys & touched):

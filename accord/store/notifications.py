@@ -1,29 +1,38 @@
 """PostgreSQL's announcement of committed events: NOTIFY in the appending transaction, so that
 it is delivered exactly when the events are committed (and never for a rolled-back one), and
-one LISTEN connection per process that hears every process's commits.
+one LISTEN connection per process that hears the commits it has a use for.
+
+A commit is announced on each of its keys' channels (`channel`) and once more on `CHANNEL`,
+which carries every key. A process listens on the channels of the keys its streams and
+subscribers follow, and on `CHANNEL` only while one of them wants everything: so a commit
+wakes the processes that follow it, not every process, and the database does the sorting.
 
 A payload is a JSON array of keys: the negotiation ids and scopes the events belong to. It
 names no party and holds no event, so a listener learns only which streams to wake."""
 
 import contextlib
+import functools
+import hashlib
 import json
 import logging
-import secrets
+import os
 import select
 import threading
 from collections.abc import Callable, Collection, Iterator
-from typing import Final
+from typing import Any, Final
 
 import orjson
 import psycopg
 from psycopg.conninfo import make_conninfo
-from psycopg.pq.abc import PGconn
 from sqlalchemy import Connection
 from sqlalchemy.engine import make_url
 
 from accord.store import driver
 
 CHANNEL: Final = "accord_events"
+"""Every commit's keys: heard by a process only while it wants everything."""
+GROUPED: Final = frozenset({"intent"})
+"""Key kinds (`<kind>:<id>`) that share one channel: a follower of any of them follows all."""
 # NOTIFY refuses a payload of 8000 bytes or more; keys are short, so this is rarely split.
 MAX_PAYLOAD_BYTES: Final = 7000
 RECONNECT_SECONDS: Final = (0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
@@ -69,14 +78,36 @@ def parse(payload: str | bytes) -> frozenset[str] | None:
     return frozenset(keys)
 
 
+@functools.lru_cache(maxsize=4096)
+def channel(key: str) -> str:
+    """The channel `key` is announced on: its kind's for a grouped kind, else its own (a
+    digest: a channel is an identifier of at most 63 bytes, a key may be longer)."""
+    kind, colon, _ = key.partition(":")
+    if colon and kind in GROUPED:
+        return f"accord_{kind}"
+    return "accord_" + hashlib.blake2b(key.encode(), digest_size=12).hexdigest()
+
+
+def announcements(keys: Collection[str]) -> list[tuple[str, str]]:
+    """(channel, payload) pairs announcing `keys`: `CHANNEL` with all of them, and each key's
+    own channel with the keys that share it."""
+    by_channel: dict[str, list[str]] = {CHANNEL: list(keys)}
+    for key in keys:
+        by_channel.setdefault(channel(key), []).append(key)
+    return [(name, payload) for name, some in by_channel.items() for payload in payloads(some)]
+
+
 def publish(conn: Connection, keys: Collection[str]) -> None:
-    """Announce `keys` at this transaction's commit (PostgreSQL; SQLite has no NOTIFY)."""
+    """Announce `keys` at this transaction's commit (PostgreSQL; SQLite has no NOTIFY), in
+    one statement."""
     if conn.dialect.name != "postgresql" or not keys:
         return
+    names, texts = zip(*announcements(keys), strict=True)
     driver.execute(
         conn,
-        "SELECT pg_notify(:channel, :payload)",
-        [{"channel": CHANNEL, "payload": p} for p in payloads(keys)],
+        "SELECT pg_notify(c, p) FROM unnest(CAST(:channels AS text[]), "
+        "CAST(:payloads AS text[])) AS n(c, p)",
+        {"channels": list(names), "payloads": list(texts)},
     )
 
 
@@ -91,63 +122,94 @@ class Listener:
     """LISTEN on a dedicated connection, in a thread of its own, until stopped; reconnecting
     when the connection drops.
 
-    A thread and a blocking wait, not a task on the event loop: every process hears every
-    commit of every process, so with N workers a move is heard N times, and an asyncio wake-up
-    per notification cost each worker more than the rest of hearing it. `heard` runs on this
-    thread (the notifier's subscribers are safe from any thread).
+    A thread and a blocking wait, not a task on the event loop: an asyncio wake-up per
+    notification cost a worker more than the rest of hearing it. `heard` runs on this thread
+    (the notifier's subscribers are safe from any thread).
 
-    After every (re)connection `heard(None)` runs first: events committed while nobody was
-    listening were announced to no one, so every stream must read again."""
+    It listens on `wanted()`'s channels, asked again after each `changed()`; once a channel
+    is newly listened on, `listened` is told of it, since a commit made just before was
+    announced to no one here: what follows that channel reads the store again. After every
+    (re)connection `heard(None)` runs first, for the same reason."""
 
     def __init__(
-        self, database_url: str, heard: Heard, *, on_listening: Callable[[], None] | None = None
+        self,
+        database_url: str,
+        heard: Heard,
+        *,
+        wanted: Callable[[], frozenset[str]] = lambda: frozenset({CHANNEL}),
+        listened: Callable[[frozenset[str]], None] = lambda channels: None,
+        on_listening: Callable[[], None] | None = None,
     ) -> None:
         self._conninfo = conninfo(database_url)
         self._heard = heard
+        self._wanted = wanted
+        self._listened = listened
         self._on_listening = on_listening
+        self._listening: frozenset[str] = frozenset()
+        self._backlog: list[str | bytes] = []
+        """Payloads psycopg read while this thread ran a statement."""
         self._stopping = threading.Event()
-        # A channel of this listener's own: `stop` announces on it to end the wait at once.
-        self._stop_channel = f"accord_stop_{secrets.token_hex(8)}"
+        # Written to wake the wait at once: to stop, or to listen on other channels.
+        self._wake_read, self._wake_write = os.pipe()
+        os.set_blocking(self._wake_write, False)
         self._thread = threading.Thread(target=self._run, name="accord-event-listener", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
 
-    def stop(self) -> None:
-        """End the wait and the thread (within `STOP_SECONDS` if the store cannot be reached
-        to announce it)."""
-        self._stopping.set()
-        with (
-            contextlib.suppress(psycopg.Error),
-            psycopg.connect(self._conninfo, autocommit=True, connect_timeout=2) as conn,
-        ):
-            conn.execute("SELECT pg_notify(%s, '')", (self._stop_channel,))
-        self._thread.join(timeout=STOP_SECONDS + 1)
+    def changed(self) -> None:
+        """`wanted()` may answer otherwise now: listen again, at once."""
+        with contextlib.suppress(BlockingIOError):  # a wake-up is pending already
+            os.write(self._wake_write, b"\0")
 
-    def _hear(self, pgconn: PGconn) -> None:
+    def stop(self) -> None:
+        """End the wait and the thread."""
+        self._stopping.set()
+        self.changed()
+        self._thread.join(timeout=STOP_SECONDS + 1)
+        if not self._thread.is_alive():
+            os.close(self._wake_read)
+            os.close(self._wake_write)
+
+    def _listen(self, conn: psycopg.Connection[Any]) -> frozenset[str]:
+        """LISTEN on what is wanted, then no longer on the rest (so that nothing goes unheard
+        in between); the channels whose commits went unheard until now (none while `CHANNEL`
+        carried them all)."""
+        wanted, before = self._wanted(), self._listening
+        added, dropped = wanted - before, before - wanted
+        if added or dropped:
+            statements = [f'LISTEN "{name}"' for name in sorted(added)]
+            statements += [f'UNLISTEN "{name}"' for name in sorted(dropped)]
+            conn.execute("; ".join(statements))
+            self._listening = wanted
+        return frozenset() if CHANNEL in before else added
+
+    def _hear(self, conn: psycopg.Connection[Any]) -> None:
         """Until stopped: every notification that arrived together, heard as one set of keys.
         Straight through libpq (`consume_input`, `notifies`): what arrives together is read in
         one go, and the subscribers are told once per wake-up, not once per commit."""
-        channel = CHANNEL.encode()
+        pgconn = conn.pgconn
         poll = select.poll()  # not select(): a busy server's descriptors pass 1024
         poll.register(pgconn.socket, select.POLLIN)
+        poll.register(self._wake_read, select.POLLIN)
         while not self._stopping.is_set():
-            if not poll.poll(STOP_SECONDS * 1000):
+            ready = poll.poll(STOP_SECONDS * 1000)
+            if not ready:
                 continue
+            added: frozenset[str] = frozenset()
+            if any(fd == self._wake_read for fd, _ in ready):
+                os.read(self._wake_read, 4096)
+                if self._stopping.is_set():
+                    return
+                added = self._listen(conn)
             pgconn.consume_input()  # raises once the connection is gone
-            keys: set[str] | None = set()
-            heard = False
+            notes, self._backlog = self._backlog, []
             while (note := pgconn.notifies()) is not None:
-                if note.relname != channel:
-                    continue  # this listener's own stop channel
-                heard = True
-                parsed = parse(note.extra)
-                if parsed is None:
-                    keys = None
-                elif keys is not None:
-                    keys |= parsed
-            if heard:
-                self._tell(None if keys is None else frozenset(keys))
+                notes.append(note.extra)
+            if notes:
+                self._tell(_keys(notes))
+            if added:
+                self._listened(added)
 
     def _tell(self, keys: frozenset[str] | None) -> None:
         """`heard`, which must not end the listening when it fails: every stream relies on it."""
@@ -161,15 +223,17 @@ class Listener:
         while not self._stopping.is_set():
             try:
                 with psycopg.connect(self._conninfo, autocommit=True) as conn:
-                    conn.execute(f"LISTEN {CHANNEL}")
-                    conn.execute(f"LISTEN {self._stop_channel}")
+                    conn.add_notify_handler(lambda note: self._backlog.append(note.payload))
+                    self._listening = frozenset()
+                    self._listen(conn)
                     if failures:
                         log.warning("listening for events again")
                     failures = 0
+                    self._backlog.clear()  # heard(None) says more than they would
                     self._tell(None)
                     if self._on_listening is not None:
                         self._on_listening()
-                    self._hear(conn.pgconn)
+                    self._hear(conn)
                     return
             except (psycopg.Error, OSError) as exc:
                 problem = str(exc) or type(exc).__name__
@@ -181,3 +245,14 @@ class Listener:
                 "event listener lost its connection (%s); retrying in %.1f s", problem, delay
             )
             self._stopping.wait(delay)
+
+
+def _keys(payloads: Collection[str | bytes]) -> frozenset[str] | None:
+    """The keys of payloads heard together; None if one of them cannot be read."""
+    keys: set[str] = set()
+    for payload in payloads:
+        parsed = parse(payload)
+        if parsed is None:
+            return None
+        keys |= parsed
+    return frozenset(keys)

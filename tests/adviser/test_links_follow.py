@@ -7,11 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pytest
 
 from accord.adviser.requests import CaseInput, LinkInput, PatchSet, RunInput
 from accord.app.identity import PrincipalCaller
-from accord.app.principals import Action
+from accord.app.principals import Action, Principals
 from accord.app.root import Accord
+from accord.app.settings import Settings
 from accord.protocols.rooms.moves import JoinRequest, MoveRequest, OpenRequest
 from accord.store import adviser as rows
 from accord.store.database import Database
@@ -24,7 +26,7 @@ from tests.adviser.test_links_http import (
     salary_case,
     terms,
 )
-from tests.conftest import LiveServer
+from tests.conftest import FakeClock, LiveServer, serve_in_thread
 from tests.principals.conftest import Principal, make_principal
 
 JSONBody = dict[str, Any]
@@ -112,8 +114,8 @@ def test_a_sweep_reads_what_no_follower_heard(accord: Accord) -> None:
     owner, case_id, table = setup(accord)
     linked_at = stored_version(accord, case_id)
     deaf = Accord(accord.settings, clock=accord.clock, db=accord.db)
-    deaf.notifier._heard.clear()  # a process that stops before its follower runs
-    accord.notifier._heard.clear()  # and nothing announced here either (SQLite: no NOTIFY)
+    deaf.notifier._subscribers.clear()  # a process that stops before its follower runs
+    accord.notifier._subscribers.clear()  # and nothing announced here either (SQLite: no NOTIFY)
     move(deaf, table["candidate"], table["room_id"], 150_000)
     move(deaf, table["employer"], table["room_id"], 130_000)
     assert stored_version(accord, case_id) == linked_at
@@ -131,7 +133,7 @@ def test_a_sweep_reads_what_no_follower_heard(accord: Accord) -> None:
 
 def test_f09_run_by_hand_reads_the_rest_and_then_nothing(accord: Accord) -> None:
     owner, case_id, table = setup(accord)
-    accord.notifier._heard.clear()
+    accord.notifier._subscribers.clear()
     move(accord, table["candidate"], table["room_id"], 150_000)
     ran = accord.adviser_skills.run(owner, case_id, "F09", RunInput())
     assert ran["response"]["summary"]["conclusion"] == "Read the linked tables: 1 new version"
@@ -143,3 +145,34 @@ def test_f09_run_by_hand_reads_the_rest_and_then_nothing(accord: Accord) -> None
     again = accord.adviser_skills.run(owner, case_id, "F09", RunInput())
     assert again["response"]["summary"]["conclusion"] == "The linked tables have nothing new"
     assert again["state_version"] == ran["state_version"]
+
+
+def test_a_case_follows_a_table_linked_and_moved_through_other_processes(
+    settings: Settings, clock: FakeClock, db: Database
+) -> None:
+    """`accord serve --workers N` on PostgreSQL: each process listens on the tables its open
+    links follow, as last read; a link made through one process, and the moves made through
+    another, still reach the case, with no sweep to help."""
+    if not settings.database.startswith("postgresql"):
+        pytest.skip("several processes share a store only on PostgreSQL")
+    ada = make_principal(Principals(db, clock=clock), "ada")
+    unswept = settings.model_copy(update={"sweep_interval": 3600})
+    with (
+        serve_in_thread(unswept, clock) as first,
+        serve_in_thread(unswept, clock) as second,
+        first.client() as one,
+        second.client() as other,
+    ):
+        case_id = salary_case(one, ada)
+        table = room(other, 120_000)
+        body = {
+            "protocol": "rooms",
+            "negotiation_id": table["room_id"],
+            "credential": table["candidate"],
+        }
+        assert link(one, ada, case_id, **body).status_code == 201
+        linked_at = stored(db, case_id)
+        counter(other, table["candidate"], table["room_id"], 150_000)
+        assert until(lambda: stored(db, case_id) == linked_at + 1)
+        counter(other, table["employer"], table["room_id"], 130_000)
+        assert until(lambda: stored(db, case_id) == linked_at + 2)

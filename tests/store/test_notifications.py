@@ -122,3 +122,66 @@ def test_the_listener_outlives_a_failing_subscriber_and_high_descriptors(
             _until(heard, lambda got: mine <= set().union(*(g for g in got if g is not None)))
         finally:
             listener.stop()
+
+
+@given(keys_strategy)
+def test_every_key_is_announced_on_its_own_channel_and_on_the_shared_one(keys: set[str]) -> None:
+    on: dict[str, set[str]] = {}
+    for name, payload in notifications.announcements(keys):
+        assert len(payload.encode()) < 8000
+        assert len(name.encode()) <= 63 and name.isidentifier() and name == name.lower()
+        parsed = notifications.parse(payload)
+        assert parsed is not None
+        on.setdefault(name, set()).update(parsed)
+    assert on.get(notifications.CHANNEL, set()) == keys
+    for key in keys:
+        assert key in on[notifications.channel(key)]
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "shared"),
+    [
+        ("intent:int_1", "intent:int_2", True),  # the discovery index follows every intent
+        ("room_1", "room_2", False),
+        ("tenant:ten_1:live", "tenant:ten_2:live", False),
+        ("principal:prn_1", "principal:prn_2", False),
+        ("adviser:links", "intent:int_1", False),
+        ("intent", "intent:", False),  # no kind without its colon
+        ("k" * 500, "k" * 501, False),  # a long key still has a channel of its own
+    ],
+)
+def test_only_grouped_kinds_share_a_channel(one: str, other: str, shared: bool) -> None:
+    assert (notifications.channel(one) == notifications.channel(other)) is shared
+
+
+def test_the_listener_hears_only_the_channels_it_is_asked_for(postgres: Database) -> None:
+    heard: queue.Queue[Heard] = queue.Queue()
+    listened: queue.Queue[frozenset[str]] = queue.Queue()
+    followed, unfollowed = f"room_{secrets.token_hex(8)}", f"room_{secrets.token_hex(8)}"
+    wanted = {notifications.channel(followed)}
+    listener = notifications.Listener(
+        postgres.url, heard.put, wanted=lambda: frozenset(wanted), listened=listened.put
+    )
+
+    def announce(*keys: str) -> None:
+        postgres.write(lambda conn: notifications.publish(conn, set(keys)))
+
+    listener.start()
+    try:
+        assert heard.get(timeout=WAIT_SECONDS) is None  # first: read everything again
+        announce(unfollowed)
+        announce(followed)  # delivered in commit order: after the other, had it been heard
+        assert heard.get(timeout=WAIT_SECONDS) == frozenset({followed})
+        wanted.add(notifications.channel(unfollowed))
+        listener.changed()
+        assert listened.get(timeout=WAIT_SECONDS) == {notifications.channel(unfollowed)}
+        announce(unfollowed)
+        assert heard.get(timeout=WAIT_SECONDS) == frozenset({unfollowed})
+        wanted.clear()
+        listener.changed()
+        time.sleep(0.2)  # no way to see an UNLISTEN land but by what is heard after it
+        announce(followed, unfollowed)
+        time.sleep(0.5)
+        assert heard.empty()
+    finally:
+        listener.stop()

@@ -19,12 +19,12 @@ from sqlalchemy.exc import DBAPIError
 from accord.app.identity import SeatCaller
 from accord.app.root import Accord
 from accord.app.webhook_delivery import Target, WebhookDelivery
-from accord.app.webhooks import Scope, Webhooks, scope_of
+from accord.app.webhooks import Scope, Webhooks, audience_of, scope_of
 from accord.protocols.rooms.moves import JoinRequest, OpenRequest
 from accord.store import webhooks as rows
 from accord.store.tables import webhook_attempts
 from accord.webhooks import rules
-from accord.webhooks.requests import RegisterInput
+from accord.webhooks.requests import RegisterInput, UpdateInput
 from tests.conftest import FakeClock
 
 SCHEMA = {"n": {"type": "int"}}
@@ -329,3 +329,29 @@ def test_the_log_is_kept_for_the_retention_period(world: World) -> None:
         lambda conn: conn.execute(select(func.count()).select_from(webhook_attempts)).scalar()
     )
     assert left == 1  # the old delivery's attempts went with it
+
+
+def test_the_worker_follows_the_audiences_it_read_and_keeps_them_while_reading_again(
+    world: World,
+) -> None:
+    """On PostgreSQL a process listens on the channels of what its worker follows: the
+    enabled endpoints' audiences, as last read; the notifier is told only when they change."""
+    worker = world.worker()
+    told: list[frozenset[str]] = []
+    worker.changed = lambda: told.append(worker.follows())
+    assert worker.follows() == frozenset()
+    _invite, scope = _joined_room(world)
+    endpoint_id = _register(world, scope)
+    worker.enqueue()
+    assert (
+        told == [audience_of(scope.audience).keys]
+        and worker.follows() == audience_of(scope.audience).keys
+    )
+    worker.wake()  # an endpoint changed: read again, still following the last ones meanwhile
+    assert worker.follows() == audience_of(scope.audience).keys
+    worker.enqueue()
+    assert len(told) == 1  # the same audiences: nothing to listen on anew
+    world.webhooks.update(scope, endpoint_id, UpdateInput(status="disabled"))
+    worker.wake()
+    worker.enqueue()
+    assert told[-1] == frozenset() and worker.follows() == frozenset()
