@@ -76,18 +76,26 @@ def test_the_follower_reads_each_commit_of_a_followed_table(
 ) -> None:
     """Over a real server (on PostgreSQL the commits are heard through NOTIFY): the case moves
     with the room while nobody reads it."""
-    case_id = salary_case(client, ada)
-    table = room(client, 120_000)
+    linked_then_moved(client, client, db, ada)
+
+
+def linked_then_moved(
+    linking: httpx.Client, moving: httpx.Client, db: Database, ada: Principal
+) -> None:
+    """A case linked to a room's seat through `linking`, two moves made through `moving`: the
+    case takes each one while nobody reads it."""
+    case_id = salary_case(linking, ada)
+    table = room(moving, 120_000)
     body = {
         "protocol": "rooms",
         "negotiation_id": table["room_id"],
         "credential": table["candidate"],
     }
-    assert link(client, ada, case_id, **body).status_code == 201
+    assert link(linking, ada, case_id, **body).status_code == 201
     linked_at = stored(db, case_id)
-    counter(client, table["candidate"], table["room_id"], 150_000)
+    counter(moving, table["candidate"], table["room_id"], 150_000)
     assert until(lambda: stored(db, case_id) == linked_at + 1)
-    counter(client, table["employer"], table["room_id"], 130_000)
+    counter(moving, table["employer"], table["room_id"], 130_000)
     assert until(lambda: stored(db, case_id) == linked_at + 2)
 
 
@@ -163,16 +171,4 @@ def test_a_case_follows_a_table_linked_and_moved_through_other_processes(
         first.client() as one,
         second.client() as other,
     ):
-        case_id = salary_case(one, ada)
-        table = room(other, 120_000)
-        body = {
-            "protocol": "rooms",
-            "negotiation_id": table["room_id"],
-            "credential": table["candidate"],
-        }
-        assert link(one, ada, case_id, **body).status_code == 201
-        linked_at = stored(db, case_id)
-        counter(other, table["candidate"], table["room_id"], 150_000)
-        assert until(lambda: stored(db, case_id) == linked_at + 1)
-        counter(other, table["employer"], table["room_id"], 130_000)
-        assert until(lambda: stored(db, case_id) == linked_at + 2)
+        linked_then_moved(one, other, db, ada)
