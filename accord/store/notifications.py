@@ -216,7 +216,10 @@ class Listener:
             if notes:
                 self._tell(_keys(notes))
             if added:
-                self._listened(added)
+                try:
+                    self._listened(added)
+                except Exception:
+                    log.exception("a subscriber failed to read again what it follows")
 
     def _tell(self, keys: frozenset[str] | None) -> None:
         """`heard`, which must not end the listening when it fails: every stream relies on it."""

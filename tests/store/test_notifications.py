@@ -185,3 +185,28 @@ def test_the_listener_hears_only_the_channels_it_is_asked_for(postgres: Database
         assert heard.empty()
     finally:
         listener.stop()
+
+
+def test_the_listener_outlives_a_failure_to_read_again(postgres: Database) -> None:
+    heard: queue.Queue[Heard] = queue.Queue()
+    told: queue.Queue[frozenset[str]] = queue.Queue()
+    key = f"room_{secrets.token_hex(8)}"
+    wanted: set[str] = set()
+
+    def fails(channels: frozenset[str]) -> None:
+        told.put(channels)
+        raise RuntimeError("a subscriber's bug")
+
+    listener = notifications.Listener(
+        postgres.url, heard.put, wanted=lambda: frozenset(wanted), listened=fails
+    )
+    listener.start()
+    try:
+        assert heard.get(timeout=WAIT_SECONDS) is None
+        wanted.add(notifications.channel(key))
+        listener.changed()
+        assert told.get(timeout=WAIT_SECONDS) == {notifications.channel(key)}
+        postgres.write(lambda conn: notifications.publish(conn, {key}))
+        assert heard.get(timeout=WAIT_SECONDS) == frozenset({key})
+    finally:
+        listener.stop()
