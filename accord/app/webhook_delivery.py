@@ -188,7 +188,9 @@ class WebhookDelivery:
         with self._touched_lock:
             touched, self._touched = self._touched, set()
             due = self._look_from is None or now >= self._look_from
-        made = await asyncio.to_thread(self.enqueue, touched) if touched != set() else 0
+            # An endpoint changed: read them now, so that the process listens on its audience.
+            stale = self._listening is None
+        made = await asyncio.to_thread(self.enqueue, touched) if touched != set() or stale else 0
         if not (made or due):
             return 0
         with self._touched_lock:  # set before the look, so that a wake during it still counts
