@@ -61,30 +61,33 @@ class Notifier:
         if self._changed is not None:
             self._changed()
 
-    def channels(self) -> frozenset[str]:
-        """The channels to listen on: `CHANNEL` alone while a subscriber follows everything,
-        else those of the keys that the streams watch and the subscribers follow."""
+    def _followed(self) -> set[str] | None:
+        """The keys the streams watch and the subscribers follow; None: every key."""
         followed: set[str] = set()
         for subscriber in self._subscribers:
             keys = subscriber.follows()
             if keys is None:
-                return frozenset({CHANNEL})
+                return None
             followed |= keys
         with self._lock:
             followed |= self._by_key.keys()
+        return followed
+
+    def channels(self) -> frozenset[str]:
+        """The channels to listen on: `CHANNEL` alone while a subscriber follows everything,
+        else those of the keys followed here."""
+        followed = self._followed()
+        if followed is None:
+            return frozenset({CHANNEL})
         return frozenset(channel(key) for key in followed)
 
     def listened(self, channels: frozenset[str]) -> None:
         """The listener listens on `channels` from now on: what follows their keys reads the
         store again, since a commit made just before was announced to no one here."""
-        if CHANNEL in channels:
+        followed = self._followed()
+        if CHANNEL in channels or followed is None:
             self.wake(None)
             return
-        followed: set[str] = set()
-        for subscriber in self._subscribers:
-            followed |= subscriber.follows() or set()
-        with self._lock:
-            followed |= self._by_key.keys()
         keys = {key for key in followed if channel(key) in channels}
         if keys:
             self.wake(keys)

@@ -232,10 +232,10 @@ class WebhookDelivery:
             changed = self._endpoints_changed
         endpoints = self._db.read(rows.enabled_endpoints)
         audiences = [(endpoint.id, audience_of(endpoint.audience)) for endpoint in endpoints]
+        follows = frozenset().union(*(a.keys for _, a in audiences))
         with self._touched_lock:
             if self._endpoints_changed == changed:  # not made stale while they were read
-                self._listening = frozenset().union(*(a.keys for _, a in audiences))
-            follows = frozenset().union(*(a.keys for _, a in audiences))
+                self._listening = follows
             news, self._follows = follows != self._follows, follows
         if news:
             self.changed()
