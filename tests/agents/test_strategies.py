@@ -7,7 +7,8 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 
-from accord.agents.engine import play
+from accord.agents.domain import Domain, Issue
+from accord.agents.engine import Move, play
 from accord.agents.preferences import Preferences
 from accord.agents.strategies import STRATEGIES
 from accord.agents.strategies.time_based import BOULWARE, CONCEDER, LINEAR, target
@@ -150,3 +151,60 @@ def test_accord_never_offers_below_its_reservation(pair: tuple[Preferences, Pref
         if move.mover == 0 and move.kind == "offer":
             assert move.outcome is not None
             assert mine.utility_list[move.outcome] >= mine.reservation - 1e-12
+
+
+SHARE = Domain((Issue("share", tuple(str(10 * k) for k in range(11))),))
+"""One issue, eleven splits: value k is worth k/10 to `accord` and 1 - k/10 to the other side."""
+
+
+def share_pair(reservation: float) -> tuple[Preferences, Preferences]:
+    mine = Preferences(SHARE, (1.0,), (tuple(k / 10 for k in range(11)),), reservation)
+    return mine, Preferences(SHARE, (1.0,), (tuple(1 - k / 10 for k in range(11)),))
+
+
+def accord_moves(reservation: float, script: list[int], *, opens: bool, rounds: int) -> list[Move]:
+    """`accord`'s moves against a seat that offers `script` in turn and never accepts."""
+    mine, theirs = share_pair(reservation)
+    seats = [STRATEGIES["accord"], scripted(Scripted(script))]
+    played = play(
+        [mine, theirs] if opens else [theirs, mine],
+        seats if opens else seats[::-1],
+        rounds=rounds,
+        seed=3,
+    )
+    return [move for move in played.moves if move.mover == (0 if opens else 1)]
+
+
+@pytest.mark.parametrize(
+    ("script", "offered_back"),
+    [
+        ([1] * 10 + [4] + [3] * 40, True),  # it moved from its opening to 4: 4 is offered back
+        ([3] * 50, False),  # it never moved from its opening: the schedule's offer instead
+        ([6] * 50, True),  # never moved, but 6 reaches the floor the schedule ends on
+    ],
+)
+def test_accord_offers_back_at_the_end_only_a_step_or_what_reaches_its_floor(
+    script: list[int], offered_back: bool
+) -> None:
+    rounds = 30
+    moves = accord_moves(0.0, script, opens=False, rounds=rounds)
+    best = max(script[: rounds - 1])
+    last = next(m for m in moves if m.round == rounds - 2 and m.kind != "end")
+    assert (last.outcome == best) is offered_back
+    if not offered_back:
+        assert last.outcome is not None and last.outcome > best
+
+
+@pytest.mark.parametrize("opens", [True, False])
+@pytest.mark.parametrize(("reservation", "sliver"), [(0.5, True), (0.25, False)])
+def test_accord_makes_a_sliver_zones_nash_point_its_last_answerable_offer(
+    opens: bool, reservation: float, sliver: bool
+) -> None:
+    """Nothing rational ever received and, the other side's reservation taken as its own, a
+    zone of one outcome (5, worth 0.5 to each): its last offer the other side can answer is
+    that outcome, and no earlier one; with a broad zone it keeps to its schedule."""
+    rounds = 20
+    moves = accord_moves(reservation, [0], opens=opens, rounds=rounds)
+    last_answerable = rounds - 1 if opens else rounds - 2
+    fair = [m.round for m in moves if m.kind == "offer" and m.outcome == 5]
+    assert fair == ([last_answerable] if sliver else [])

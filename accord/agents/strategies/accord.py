@@ -5,7 +5,8 @@ Why it plays as it does:
 - It concedes on a tough (Boulware) schedule because most opponents concede with time, and the
   seat that waits collects their concession; its floor rises with the best offer received, so it
   never asks for less than it has already been offered, and in the last rounds it offers that
-  best offer back, which any opponent that stands by its own offers accepts (HardHeaded, AgentK).
+  best offer back, which any opponent that stands by its own offers accepts (HardHeaded, AgentK),
+  when it is worth it (below).
 - It never asks for much more than an estimate of the Nash point: holding out for the last bit of
   utility buys little and costs the other side a lot near the top of a flat frontier, and against
   an opponent that concedes fast it leaves an agreement far from the fair one. The estimate is the
@@ -23,6 +24,15 @@ Why it plays as it does:
 - Among the outcomes of about the target utility it offers the one of largest estimated Nash
   product (its gain times the model's liking), preferring ones not yet sent, since some
   opponents (MiCRO) concede only to new offers.
+- In the last rounds it offers the other side's best offer back only when that offer is worth
+  it: as good as its own end floor, or a step the other side took away from its opening. An
+  opponent that never moved from its opening gives way, if at all, at the deadline, and then
+  to what stands: to its schedule's offer rather than to the opponent's own.
+- Where nothing rational was ever received and the zone of agreement it estimates (the other
+  side's reservation taken as equal to its own, since it cannot know it) is at most a sliver,
+  its last answerable offer is that sliver's Nash point: there the only deal both sides can take
+  lies at about both reservations, and an opponent that stands by its reservation takes nothing
+  else.
 - It accepts what reaches its current target, anything rational in the last round, and nothing
   below its reservation, ever. It reads only its own preferences and the offers."""
 
@@ -61,6 +71,10 @@ END_FLOOR = 0.85
 """From HOLD to the deadline the floor falls to `r + END_FLOOR (nash - r)`: little, since the
 agents that give way at the deadline take what still stands then, and only the few that concede
 solely in answer to concessions would have needed more."""
+OPENING = 10
+"""The other side's first offers: its opening, against which a later offer is a step."""
+SLIVER = 0.02
+"""A zone whose largest estimated Nash product is below this share of `(u_max - r)(1 - r)`."""
 TINY = 1e-6
 """Keeps the logarithms of the Nash product finite."""
 
@@ -171,8 +185,15 @@ class Accord:
     def propose(self, view: SeatView) -> int:
         self._observe(view)
         prefs = self.preferences
-        if self.best_received is not None and view.round >= view.rounds - FINAL_ROUNDS:
-            return self.best_received
+        received = self.best_received
+        if received is not None and view.round >= view.rounds - FINAL_ROUNDS:
+            if self._worth_offering_back(view, received):
+                return received
+        elif received is None and view.round == last_answerable(view):
+            point = self._sliver_point()
+            if point is not None:
+                self.sent.add(point)
+                return point
         target = self._target(view)
         levels = prefs.levels
         low = min(bisect_left(levels, target - EPSILON), len(levels) - 1)
@@ -184,6 +205,37 @@ class Accord:
             choice = self._nashest(candidates)
         self.sent.add(choice)
         return choice
+
+    def _worth_offering_back(self, view: SeatView, received: int) -> bool:
+        """Whether the other side's best offer is worth offering back at the end: it reaches
+        the floor the schedule ends on, or the other side moved to it from its opening."""
+        prefs = self.preferences
+        utility = prefs.utility_list
+        best = utility[received]
+        nash = self._nash(view)
+        if nash is not None:
+            end_floor = prefs.reservation + END_FLOOR * (nash - prefs.reservation)
+            if best >= end_floor - EPSILON:
+                return True
+        opening = max(utility[o] for o in view.received[:OPENING])
+        return best > opening + EPSILON
+
+    def _sliver_point(self) -> int | None:
+        """The Nash point of the zone of agreement it estimates, the other side's reservation
+        taken as its own, when that zone is at most a sliver; None otherwise."""
+        prefs = self.preferences
+        r = prefs.reservation
+        if not self.counted or not len(self.pool):
+            return None
+        liking = self._liking(self.pool, self.pool_rows)
+        inside = liking >= r - EPSILON
+        if not inside.any():
+            return None
+        product = np.where(inside, self.pool_gain * np.maximum(liking - r, 0.0), -1.0)
+        best = int(np.argmax(product))
+        if product[best] > SLIVER * (prefs.best - r) * (1 - r):
+            return None
+        return int(self.pool[best])
 
     def _nashest(self, candidates: npt.NDArray[np.int64]) -> int:
         """The candidate of largest estimated Nash product, preferring ones not yet sent: of
@@ -207,6 +259,14 @@ class Accord:
         if view.last_round or offered >= self._target(view) - EPSILON:
             return "accept"
         return "reject"
+
+
+def last_answerable(view: SeatView) -> int:
+    """The round of a seat's last offer that the other side can still answer: the last round
+    for the seat that opens each round, the one before for the other (its last offer comes
+    after the other side's last move)."""
+    opens = len(view.received) == len(view.sent)  # read while proposing
+    return view.rounds - 1 if opens else view.rounds - 2
 
 
 def accord(preferences: Preferences, rounds: int, rng: Randomness) -> Accord:
