@@ -179,6 +179,7 @@ def accord_moves(reservation: float, script: list[int], *, opens: bool, rounds: 
     ("script", "offered_back"),
     [
         ([1] * 10 + [4] + [3] * 40, True),  # it moved from its opening to 4: 4 is offered back
+        ([1] * 3 + [4] + [3] * 40, True),  # the opening is the first tenth of the rounds (3 here)
         ([3] * 50, False),  # it never moved from its opening: the schedule's offer instead
         ([6] * 50, True),  # never moved, but 6 reaches the floor the schedule ends on
     ],

@@ -71,8 +71,9 @@ END_FLOOR = 0.85
 """From HOLD to the deadline the floor falls to `r + END_FLOOR (nash - r)`: little, since the
 agents that give way at the deadline take what still stands then, and only the few that concede
 solely in answer to concessions would have needed more."""
-OPENING = 10
-"""The other side's first offers: its opening, against which a later offer is a step."""
+OPENING = 0.1
+"""The share of the rounds whose offers are the other side's opening, against which a later
+offer is a step (its first 10 offers in 100 rounds)."""
 SLIVER = 0.02
 """A zone whose largest estimated Nash product is below this share of `(u_max - r)(1 - r)`."""
 TINY = 1e-6
@@ -217,7 +218,7 @@ class Accord:
             end_floor = prefs.reservation + END_FLOOR * (nash - prefs.reservation)
             if best >= end_floor - EPSILON:
                 return True
-        opening = max(utility[o] for o in view.received[:OPENING])
+        opening = max(utility[o] for o in view.received[: max(1, int(OPENING * view.rounds))])
         return best > opening + EPSILON
 
     def _sliver_point(self) -> int | None:
