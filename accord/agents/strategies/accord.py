@@ -178,10 +178,15 @@ class Accord:
         nash = self._nash(view)
         if nash is not None:
             late = min(1.0, max(0.0, (view.t - HOLD) / (1 - HOLD)))
-            share = 1 - (1 - END_FLOOR) * late
-            floor = max(floor, prefs.reservation + share * (nash - prefs.reservation))
+            floor = max(floor, self._nash_floor(nash, late))
             top = max(floor, min(top, nash + CAP * (prefs.best - nash)))
         return float(floor + (top - floor) * (1 - view.t ** (1 / EXPONENT)))
+
+    def _nash_floor(self, nash: float, late: float) -> float:
+        """The floor the Nash estimate sets: the estimate itself until HOLD (`late` 0), then
+        falling to `r + END_FLOOR (nash - r)` at the deadline (`late` 1)."""
+        r = self.preferences.reservation
+        return r + (1 - (1 - END_FLOOR) * late) * (nash - r)
 
     def propose(self, view: SeatView) -> int:
         self._observe(view)
@@ -210,14 +215,11 @@ class Accord:
     def _worth_offering_back(self, view: SeatView, received: int) -> bool:
         """Whether the other side's best offer is worth offering back at the end: it reaches
         the floor the schedule ends on, or the other side moved to it from its opening."""
-        prefs = self.preferences
-        utility = prefs.utility_list
+        utility = self.preferences.utility_list
         best = utility[received]
         nash = self._nash(view)
-        if nash is not None:
-            end_floor = prefs.reservation + END_FLOOR * (nash - prefs.reservation)
-            if best >= end_floor - EPSILON:
-                return True
+        if nash is not None and best >= self._nash_floor(nash, 1.0) - EPSILON:
+            return True
         opening = max(utility[o] for o in view.received[: max(1, int(OPENING * view.rounds))])
         return best > opening + EPSILON
 
