@@ -18,13 +18,16 @@ from accord.agents.scenarios import Scenario, Skipped, without_discount
 from accord.agents.strategies import STRATEGIES
 
 FORMAT: Final = "accord-tournament/1"
+DEFAULT_ROUNDS: Final = 100
+"""A scenario's rounds when neither the settings nor the scenario give them."""
 Discounting = Literal["remove", "honour"]
 
 
 @dataclass(frozen=True)
 class Settings:
     strategies: tuple[str, ...]
-    rounds: int = 100
+    rounds: int | None = None
+    """Every scenario's rounds; None: each scenario's own, else `DEFAULT_ROUNDS`."""
     repetitions: int = 1
     self_play: bool = True
     discounting: Discounting = "remove"
@@ -42,10 +45,15 @@ class Settings:
             raise ValueError("name at least one strategy")
         if len(set(self.strategies)) != len(self.strategies):
             raise ValueError("a strategy is named twice")
-        if self.rounds < 1 or self.repetitions < 1:
+        if (self.rounds is not None and self.rounds < 1) or self.repetitions < 1:
             raise ValueError("rounds and repetitions must be at least 1")
         if len(self.strategies) == 1 and not self.self_play:
             raise ValueError("one strategy without self-play leaves nothing to run")
+
+    def rounds_of(self, scenario: Scenario) -> int:
+        if self.rounds is not None:
+            return self.rounds
+        return DEFAULT_ROUNDS if scenario.rounds is None else scenario.rounds
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -84,7 +92,7 @@ def run_scenario(
         for a, b in pairs(settings):
             for first in (0, 1):
                 rows.append(_negotiate(scenario, stats, settings, repetition, (a, b), first))
-    return describe(scenario, stats), rows
+    return describe(scenario, stats, settings.rounds_of(scenario)), rows
 
 
 def _negotiate(
@@ -97,12 +105,13 @@ def _negotiate(
 ) -> dict[str, Any]:
     profiles = scenario.profiles
     order = (0, 1) if first == 0 else (1, 0)
+    deadline = settings.rounds_of(scenario)
     end: End | Literal["error"]
     try:
         played = play(
             [profiles[i] for i in order],
             [STRATEGIES[holders[i]] for i in order],
-            rounds=settings.rounds,
+            rounds=deadline,
             seed=settings.seed + repetition,
         )
         agreement, end, rounds = played.agreement, played.end, played.rounds
@@ -111,7 +120,7 @@ def _negotiate(
     outcome = None if agreement is None else scenario.domain.outcome_at(agreement)
     scores = score(stats, outcome, *profiles)
     if settings.discounting == "honour":
-        _discount(scores, profiles, min(rounds, settings.rounds) / (settings.rounds + 1))
+        _discount(scores, profiles, min(rounds, deadline) / (deadline + 1))
     return {
         "scenario": scenario.name,
         "repetition": repetition,
@@ -141,9 +150,10 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def describe(scenario: Scenario, stats: ScenarioStats) -> dict[str, Any]:
+def describe(scenario: Scenario, stats: ScenarioStats, rounds: int) -> dict[str, Any]:
     return {
         "name": scenario.name,
+        "rounds": rounds,
         "issues": [{"name": i.name, "values": list(i.values)} for i in scenario.domain.issues],
         "reservation": [p.reservation for p in scenario.profiles],
         "outcome_count": scenario.domain.outcome_count,

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from accord.agents.scenarios import ScenarioError, find_scenarios
 from accord.agents.strategies import STRATEGIES
-from accord.agents.tournament import Settings, negotiation_count, run
+from accord.agents.tournament import DEFAULT_ROUNDS, Settings, negotiation_count, run
 from accord.cli.errors import Failure
 from accord.cli.flags import Json
 from accord.cli.output import clean, dumps, err, out, print_json
@@ -44,9 +44,15 @@ def tournament(
         int, typer.Option("--repetitions", min=1, help="Runs of every pairing, seeded apart.")
     ] = 1,
     rounds: Annotated[
-        int,
-        typer.Option("--rounds", min=1, max=MAX_ROUNDS, help="Rounds before the deadline."),
-    ] = 100,
+        int | None,
+        typer.Option(
+            "--rounds",
+            min=1,
+            max=MAX_ROUNDS,
+            help="Rounds before the deadline, in every scenario. Default: each scenario's own "
+            f"`rounds`, else {DEFAULT_ROUNDS}.",
+        ),
+    ] = None,
     jobs: Annotated[
         int, typer.Option("--jobs", min=1, help="Processes; the results do not depend on it.")
     ] = 1,
@@ -118,10 +124,11 @@ def _number(value: float | None, digits: int = 3) -> str:
 
 
 def _print_summary(document: dict[str, Any]) -> None:
-    settings = document["settings"]
+    played = sorted({s["rounds"] for s in document["scenarios"]})
+    rounds = str(played[0]) if len(played) == 1 else f"{played[0]} to {played[-1]}"
     table = Table(
         title=f"{len(document['scenarios'])} scenarios, {len(document['negotiations'])} "
-        f"negotiations, {settings['rounds']} rounds",
+        f"negotiations, {rounds} rounds",
         caption="adv: mean advantage (no self: without self-play); nash, pareto: optimality, "
         "means over agreements; irr.: irrational agreements",
         box=box.SIMPLE_HEAD,

@@ -2,13 +2,14 @@
 of processes, summaries that are the means of the negotiations they summarise."""
 
 import json
+from dataclasses import replace
 from statistics import mean
 from typing import Any
 
 import pytest
 
 from accord.agents.scenarios import Scenario
-from accord.agents.tournament import FORMAT, Settings, negotiation_count, run
+from accord.agents.tournament import DEFAULT_ROUNDS, FORMAT, Settings, negotiation_count, run
 from tests.agents.play_support import data_scenarios
 
 SCENARIOS = data_scenarios()
@@ -92,6 +93,23 @@ def test_honouring_the_discount_shrinks_what_a_late_agreement_is_worth() -> None
         t = plain["rounds"] / 11
         assert discounted["utilities"][0] == pytest.approx(plain["utilities"][0] * 0.95**t)
         assert discounted["utilities"][1] == plain["utilities"][1]  # no discount of its own
+
+
+@pytest.mark.parametrize(
+    ("given", "own", "deadline"),
+    [(None, 20, 20), (None, None, DEFAULT_ROUNDS), (7, 20, 7), (7, None, 7)],
+)
+def test_a_scenarios_own_rounds_hold_unless_the_settings_give_them(
+    given: int | None, own: int | None, deadline: int
+) -> None:
+    deal = next(s for s in SCENARIOS if s.name == "accord/deal.json")
+    # each side takes only its own best outcome, so every negotiation runs to its deadline
+    first, second = (replace(p, reservation=p.best) for p in deal.profiles)
+    scenario = replace(deal, profiles=(first, second), rounds=own)
+    doc = run([scenario], Settings(("linear", "micro"), rounds=given))
+    assert doc["settings"]["rounds"] == given
+    assert doc["scenarios"][0]["rounds"] == deadline
+    assert {(r["end"], r["rounds"]) for r in doc["negotiations"]} == {("deadline", deadline)}
 
 
 @pytest.mark.parametrize(

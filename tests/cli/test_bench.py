@@ -45,7 +45,7 @@ def test_json_and_out_give_the_same_document(runner: CliRunner, tmp_path: Path) 
     document = json.loads(result.stdout)
     assert json.loads(out.read_text()) == document
     assert document["settings"] == {
-        "rounds": 100,
+        "rounds": None,
         "repetitions": 2,
         "strategies": ["accord", "linear"],
         "self_play": False,
@@ -53,7 +53,14 @@ def test_json_and_out_give_the_same_document(runner: CliRunner, tmp_path: Path) 
         "seed": 0,
     }
     assert len(document["negotiations"]) == 2 * 2 * 2
-    assert [s["name"] for s in document["scenarios"]] == ["fruit"]
+    assert [(s["name"], s["rounds"]) for s in document["scenarios"]] == [("fruit", 100)]
+
+
+def test_without_rounds_each_scenario_keeps_its_own(runner: CliRunner) -> None:
+    result = runner.invoke(app, ["bench", "tournament", "--scenarios", str(DATA)])
+    assert result.exit_code == 0, result.output
+    # accord/deal.json says 20 rounds, the Genius folders nothing
+    assert "3 scenarios, 216 negotiations, 20 to 100 rounds" in " ".join(result.stdout.split())
 
 
 def test_mistakes_are_said_plainly(runner: CliRunner, tmp_path: Path) -> None:
