@@ -7,6 +7,7 @@ domains, for the Accord-only negotiations: the two must agree within noise.
     .venv/bin/python benchmarks/strategies_vs_negmas.py --scenarios PATH [--jobs 2] [--json]
     .venv/bin/python benchmarks/strategies_vs_negmas.py --scenarios PATH --quick   # smoke test
     .venv/bin/python benchmarks/strategies_vs_negmas.py --scenarios PATH --versus accord:accord
+    .venv/bin/python benchmarks/strategies_vs_negmas.py --scenarios PATH --end-bound
 
 NegMAS and `negmas-genius-agents` are AGPL, so nothing under `accord/` imports them: on its
 first run the script installs `negmas==0.16.0`, `negmas-genius-agents==0.3.0` and this checkout
@@ -41,6 +42,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from negmas_env import DEFAULT_VENV, ensure_negmas, negmas_side, pip_install, shown
 
 from accord.agents.domain import Domain, Issue
@@ -49,12 +51,16 @@ from accord.agents.metrics import ScenarioStats, scenario_stats, score
 from accord.agents.preferences import Preferences
 from accord.agents.scenarios import Scenario, Skipped, find_scenarios, without_discount
 from accord.agents.strategies import STRATEGIES, SeatView, Strategy
+from accord.agents.strategies.accord import FINAL_ROUNDS
+from accord.agents.strategies.base import EPSILON
 from accord.agents.tournament import Discounting, Settings, summary
 from accord.agents.tournament import run as accord_tournament
 
 GENIUS_AGENTS = "negmas-genius-agents==0.3.0"
 ANL_AGENTS = "anl-agents"
 PREFIX = "accord:"
+BOUND = "bound:accord"
+"""`--end-bound`'s entrant (`EndBound`)."""
 NEGMAS_FIELD = (
     "AspirationNegotiator",
     "BoulwareTBNegotiator",
@@ -239,6 +245,36 @@ class AccordNegotiator(_NegmasBase):  # type: ignore[misc]  # NegMAS's SAONegoti
         return self(state, dest).outcome
 
 
+class EndBound(AccordNegotiator):
+    """Not a strategy but a bound (`--end-bound`): `accord` until its last `FINAL_ROUNDS`, and
+    in them, with the other side's utility function in hand (read from the mechanism, which no
+    strategy can do), it accepts any offer rational for itself and offers, of the outcomes
+    rational for itself, the one best for the other side. No end game played from where
+    `accord` stands agrees more often against the agents that decide by their own utility of
+    the offer, so its agreement rate bounds what a better end game could add."""
+
+    def __call__(self, state: Any, dest: str | None = None) -> Any:
+        if state.step < self.nmi.n_steps - FINAL_ROUNDS:
+            return super().__call__(state, dest)
+        sao = importlib.import_module("negmas.sao")
+        mine = profile_of(self.ufun)
+        other = next(n for n in self.nmi._mechanism.negotiators if n is not self)
+        theirs = profile_of(other.ufun)
+        if theirs.values != mine.values:
+            raise AssertionError("the two sides number the outcomes differently")
+        prefs = mine.preferences
+        rational = prefs.utilities >= prefs.reservation - EPSILON
+        if not rational.any():
+            return sao.SAOResponse(sao.ResponseType.END_NEGOTIATION, None)
+        offer = state.current_offer
+        if offer is not None and rational[mine.number(offer)]:
+            return sao.SAOResponse(sao.ResponseType.ACCEPT_OFFER, offer)
+        liked = np.where(rational, theirs.preferences.utilities, -np.inf)
+        best = np.flatnonzero(liked == liked.max())  # of their ties, the best for it
+        choice = int(best[np.argmax(prefs.utilities[best])])
+        return sao.SAOResponse(sao.ResponseType.REJECT_OFFER, mine.outcome(choice))
+
+
 # -- NegMAS's side of a scenario ------------------------------------------------------------------
 
 
@@ -285,11 +321,15 @@ class Entrant:
     """`accord`, `negmas`, `anac20xx` or `anl`."""
 
 
-def accord_entrants() -> list[Entrant]:
-    return [
+def accord_entrants(end_bound: bool = False) -> list[Entrant]:
+    entrants = [
         Entrant(PREFIX + name, AccordNegotiator, {"strategy": name}, "accord")
         for name in STRATEGIES
     ]
+    if end_bound:
+        bound = Entrant(BOUND, EndBound, {"strategy": "accord"}, "bound")
+        entrants = [bound if e.name == PREFIX + "accord" else e for e in entrants]
+    return entrants
 
 
 def negmas_entrants(names: Iterable[str]) -> list[Entrant]:
@@ -735,6 +775,13 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "in about 2/N of the time; the other rows would be partial and are not printed; "
         "implies --no-engine",
     )
+    parser.add_argument(
+        "--end-bound",
+        action="store_true",
+        help=f"{BOUND} in the place of {PREFIX}accord, playing it but for its last rounds, where "
+        "it reads the other side's utility function: how much agreement any end game could "
+        f"add; implies --versus {BOUND}",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON document instead")
     parser.add_argument(
         "--negmas-venv",
@@ -743,6 +790,10 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help=f"where NegMAS is installed when missing (default: {shown(DEFAULT_VENV)})",
     )
     args = parser.parse_args(argv)
+    if args.end_bound:
+        if args.versus not in (None, BOUND):
+            parser.error(f"--end-bound plays only {BOUND}'s negotiations: drop --versus")
+        args.versus = BOUND
     if args.rounds < 1 or args.jobs < 1 or args.timeout <= 0 or (args.domains or 1) < 1:
         parser.error("--rounds, --jobs, --timeout and --domains must be positive")
     return args
@@ -907,7 +958,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         left_out += dropped
         candidates = kept
     entrants = [
-        *accord_entrants(),
+        *accord_entrants(args.end_bound),
         *negmas_entrants(QUICK_NEGMAS if args.quick else NEGMAS_FIELD),
         *candidates,
     ]
