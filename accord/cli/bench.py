@@ -91,6 +91,13 @@ def tournament(
         raise Failure(
             f"no scenario found in {scenarios}", details={"skipped": reasons} if reasons else None
         )
+    longest = max(found, key=settings.rounds_of)
+    if settings.rounds_of(longest) > MAX_ROUNDS:
+        raise Failure(
+            f"{longest.name} asks for {longest.rounds:,} rounds, more than {MAX_ROUNDS:,}: "
+            "give --rounds",
+            exit_code=2,
+        )
     total = negotiation_count(settings, len(found))
     with Progress(
         "[progress.description]{task.description}",

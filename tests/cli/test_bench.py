@@ -64,10 +64,16 @@ def test_without_rounds_each_scenario_keeps_its_own(runner: CliRunner) -> None:
 
 
 def test_mistakes_are_said_plainly(runner: CliRunner, tmp_path: Path) -> None:
+    endless = tmp_path / "long" / "endless.json"
+    endless.parent.mkdir()
+    deal = json.loads((DATA / "accord" / "deal.json").read_text())
+    endless.write_text(json.dumps(deal | {"rounds": 20_000}))
+    (tmp_path / "empty").mkdir()
     cases = [
+        (["--scenarios", str(endless)], 2, "asks for 20,000 rounds, more than 10,000"),
         (["--scenarios", str(tmp_path / "nowhere")], 1, "does not exist"),
         (["--scenarios", str(DATA), "--strategies", "accord,greedy"], 2, "unknown strategy greedy"),
-        (["--scenarios", str(tmp_path)], 1, "no scenario found"),
+        (["--scenarios", str(tmp_path / "empty")], 1, "no scenario found"),
         (["--scenarios", str(DATA), "--rounds", "0"], 2, "--rounds"),
         (["--scenarios", str(DATA), "--discounting", "ignore"], 2, "--discounting"),
     ]
