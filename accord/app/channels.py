@@ -23,10 +23,14 @@ from accord.core.times import format_time
 from accord.store import channels as rows
 from accord.store.database import Database
 from accord.store.events import EventRow, last_event_id
+from accord.store.notifications import publish
 
 ChannelName = Literal["telegram"]
 EndReason = Literal["unlinked", "blocked", "replaced", "unreadable"]
 HELD_PER_CHAT: Final = 32
+BOUND: Final = "channels:bound"
+"""The key a new binding announces: the process that notifies reads the bindings again, and
+listens on the new one's audience."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,7 @@ class Channels:
                     after=last_event_id(conn),
                 ),
             )
+            publish(conn, {BOUND})
             return Binding(binding_id, chat_id, redeemed.token, caller, now)
 
         result = self._db.write(txn)

@@ -65,7 +65,9 @@ class TelegramDoor:
         channels = accord.telegram
         assert channels is not None
         self.notifications = Notifications(self.chat, self.bot, lambda: channels)
-        accord.notifier.subscribe(self.notifications.heard)
+        self.notifications.changed = accord.notifier.subscribe(
+            self.notifications.heard, self.notifications.follows
+        )
         stop = asyncio.Event()
         task = asyncio.create_task(self._start(stop), name="accord-telegram")
         try:

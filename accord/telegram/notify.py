@@ -1,5 +1,9 @@
 """Telegram notifications: each linked chat is told of its binding's owner-level audience (A7).
 
+The process that notifies follows the audiences of the bindings it last read, and `BOUND`,
+which a new binding announces: on PostgreSQL it hears the commits to what its chats are told
+of, not every commit.
+
 At least once per event and binding, deduplicated on (binding, event id): an event is recorded
 as delivered only after its messages were sent, and never sent again once recorded. Telegram's
 `retry_after` is waited out; a chat that blocked the bot ends its bindings (recorded), never
@@ -17,7 +21,7 @@ from typing import Final
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError, TelegramForbiddenError, TelegramRetryAfter
 
-from accord.app.channels import Binding, Channels
+from accord.app.channels import BOUND, Binding, Channels
 from accord.core.refusals import Refused
 from accord.store.events import EventRow
 from accord.telegram.chat import Chat
@@ -44,22 +48,45 @@ class Notifications:
         self._lock = threading.Lock()
         self._wakeup: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._follows: frozenset[str] = frozenset()
+        """The bindings' audiences as the last round read them, and `BOUND`; nothing while
+        this process does not notify."""
+        self.changed: Callable[[], None] = lambda: None
+        """Called when `follows` answers otherwise (the notifier's, once subscribed)."""
 
     def heard(self, keys: frozenset[str] | None) -> None:
-        """A notifier subscriber: a commit touched these keys (None: any)."""
+        """A notifier subscriber: a commit touched these keys (None: any; `BOUND`: a binding
+        was made, so every binding is looked at)."""
         with self._lock:
-            if keys is None:
+            if keys is None or BOUND in keys:
                 self._touched = None
             elif self._touched is not None:
                 self._touched |= keys
         if self._loop is not None and self._wakeup is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._wakeup.set)
 
+    def follows(self) -> frozenset[str]:
+        """What the notifier is to hear of. A binding made since the last round is heard of
+        by `BOUND`; once the round has read it, the notifier tells of its audience once more,
+        and its events since the binding are sent."""
+        return self._follows
+
+    def _follow(self, follows: frozenset[str]) -> None:
+        if follows != self._follows:
+            self._follows = follows
+            self.changed()
+
     async def run(self, stop: asyncio.Event) -> None:
         """Rounds until `stop` is set: after a commit, and every few seconds for what Telegram
         did not take; between rounds only."""
         self._loop = asyncio.get_running_loop()
-        self._wakeup = asyncio.Event()
+        self._wakeup = wakeup = asyncio.Event()
+        try:
+            await self._rounds(stop, wakeup)
+        finally:
+            self._follow(frozenset())
+
+    async def _rounds(self, stop: asyncio.Event, wakeup: asyncio.Event) -> None:
         last_scan = 0.0
         while not stop.is_set():
             if time.monotonic() - last_scan > RESCAN_SECONDS:
@@ -72,8 +99,8 @@ class Notifications:
                 log.exception("telegram notification round failed")
             if not stop.is_set():
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wakeup.wait(), POLL_SECONDS)
-            self._wakeup.clear()
+                    await asyncio.wait_for(wakeup.wait(), POLL_SECONDS)
+            wakeup.clear()
 
     async def round(self) -> int:
         """Every binding whose audience a commit touched gets its new events; the number of
@@ -83,6 +110,7 @@ class Notifications:
         channels = self._channels()
         delivered = 0
         held = await asyncio.to_thread(channels.every)
+        self._follow(frozenset({BOUND}).union(*(binding.audience.keys for binding in held)))
         blocked: set[str] = set()
         for binding in held:
             if binding.chat_id in blocked:

@@ -73,7 +73,9 @@ def telegram_for(accord: Accord) -> Telegram:
     assert accord.telegram is not None
     channels = accord.telegram
     notifications = Notifications(chat, bot, lambda: channels)
-    accord.notifier.subscribe(notifications.heard)  # as the door does
+    notifications.changed = accord.notifier.subscribe(  # as the door does
+        notifications.heard, notifications.follows
+    )
     return Telegram(accord, session, bot, build_dispatcher(chat), notifications)
 
 
