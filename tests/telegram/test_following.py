@@ -21,6 +21,8 @@ WAIT_SECONDS = 10.0
 
 async def test_it_follows_the_audiences_of_the_bindings_it_read(telegram: Telegram) -> None:
     accord, notified = telegram.accord, telegram.notifications
+    bindings = accord.telegram
+    assert bindings is not None
     told: list[frozenset[str]] = []
     notified.changed = lambda: told.append(notified.follows())
     assert notified.follows() == frozenset()  # a process that does not notify follows nothing
@@ -29,7 +31,7 @@ async def test_it_follows_the_audiences_of_the_bindings_it_read(telegram: Telegr
     room = a_room(accord)
     await telegram.link(ANN, room.opener_owner)
     await telegram.tell()
-    (binding,) = accord.telegram.every() if accord.telegram else []
+    (binding,) = bindings.every()
     follows = frozenset({BOUND}) | binding.audience.keys
     assert told == [follows] and notified.follows() == follows
     channels = accord.notifier.channels()
@@ -39,8 +41,7 @@ async def test_it_follows_the_audiences_of_the_bindings_it_read(telegram: Telegr
     await telegram.tell()
     assert told == [follows]  # the same bindings: nothing to listen on anew
 
-    assert accord.telegram is not None
-    accord.telegram.unlink(str(ANN.chat_id), binding.id)
+    bindings.unlink(str(ANN.chat_id), binding.id)
     await telegram.tell()
     assert told[-1] == frozenset({BOUND}) == notified.follows()
 
