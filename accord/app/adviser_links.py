@@ -97,7 +97,7 @@ class AdviserLinks:
         def txn(conn: Connection) -> JSONBody:
             row = own(conn, caller, case_id, Action.WRITE, lock=True)
             log_id = self._log_id(conn, body.protocol, body.negotiation_id, row.principal_id)
-            records.lock_negotiation(conn, log_id)  # one link per seat, however many ask
+            records.length_of(conn, log_id, lock=True)  # one link per seat, however many ask
             seat = self._seat(conn, body, row.principal_id)
             ensure_open(row)
             taken = rows.seat_link(conn, body.protocol, body.negotiation_id, seat)
@@ -145,7 +145,7 @@ class AdviserLinks:
 
         def read(conn: Connection) -> bool:
             for link in rows.case_links(conn, case_id):
-                table = records.read_negotiation(
+                table = records.length_of(
                     conn, self._log_id(conn, link.protocol, link.negotiation_id, None)
                 )
                 if table is not None and table.seq > link.through_seq:
@@ -317,7 +317,7 @@ class AdviserLinks:
             if found is None or (principal_id is not None and seat_of(found, principal_id) is None):
                 raise refuse(RefusalCode.NOT_FOUND, NO_TABLE[protocol])
             return found.negotiation_id
-        table = records.read_negotiation(conn, negotiation_id)
+        table = records.length_of(conn, negotiation_id)
         if table is None or table.protocol != protocol:
             raise refuse(RefusalCode.NOT_FOUND, NO_TABLE[protocol])
         return negotiation_id

@@ -4,7 +4,7 @@ module, `accord.store.events`."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from sqlalchemy import Connection, bindparam, insert, select
 
@@ -68,6 +68,21 @@ def lock_negotiation(
     sql = _LOCK_SQL + (" FOR UPDATE" if conn.dialect.name == "postgresql" else "")
     row = _raw(conn, sql, {"id": negotiation_id, "cached": cached_version}).fetchone()
     return None if row is None else _locked_row(row)
+
+
+class Length(NamedTuple):
+    protocol: str
+    seq: int
+
+
+def length_of(conn: Connection, negotiation_id: str, *, lock: bool = False) -> Length | None:
+    """The negotiation's protocol and last seq, never its state: for a caller that checks a
+    table exists, follows how far its log runs or (`lock`) serialises on its row."""
+    query = select(negotiations.c.protocol, negotiations.c.seq).where(_BY_ID)
+    if lock:
+        query = query.with_for_update()
+    row = conn.execute(query, {"negotiation_id": negotiation_id}).first()
+    return None if row is None else Length(row[0], row[1])
 
 
 def _locked_row(row: Sequence[Any]) -> NegotiationRow:
