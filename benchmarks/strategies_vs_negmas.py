@@ -40,7 +40,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from negmas_env import DEFAULT_VENV, ensure_negmas, negmas_side, pip_install, shown
@@ -719,6 +719,43 @@ def versus(rows: Sequence[dict[str, Any]], name: str) -> list[dict[str, Any]]:
     return sorted(lines, key=lambda line: -line["advantage"])
 
 
+def gains_exist(stats: ScenarioStats) -> bool:
+    """Some outcome gives both sides more than their reservation. The spec's zone of agreement
+    asks only `u ≥ r`: on FiftyFifty its one rational split is worth each side's reservation
+    exactly, an agreement there no better than none."""
+    return bool((stats.frontier > np.asarray(stats.reservations) + TIE).all(axis=1).any())
+
+
+class Ceiling(NamedTuple):
+    agreed: int
+    seats: int
+
+
+def field_ceiling(rows: Sequence[dict[str, Any]], name: str, zoa: Mapping[str, bool]) -> Ceiling:
+    """Of `name`'s seats where a zone exists, how many were agreed by it or by some entrant
+    holding the same seat of the same negotiation (scenario, repetition, opener, opponent)
+    without an agreement below its own reservation; and how many there are. What the field
+    shows can be reached, negotiation by negotiation, by a rational seat."""
+    reached: dict[tuple[Any, ...], bool] = defaultdict(bool)
+    seats: list[tuple[Any, ...]] = []
+    for row in rows:
+        if not zoa[row["scenario"]]:
+            continue
+        for side in (0, 1):
+            cell = (
+                row["scenario"],
+                row["repetition"],
+                row["first"],
+                side,
+                row["strategies"][1 - side],
+            )
+            agreed = row["agreement"] is not None and row["advantages"][side] >= -TIE
+            reached[cell] |= agreed
+            if row["strategies"][side] == name:
+                seats.append(cell)
+    return Ceiling(sum(reached[cell] for cell in seats), len(seats))
+
+
 def negmas_means(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     """NegMAS's own final score (mean `advantage` over every seat, `make_scores`'s definition),
     aggregated over the per-domain tournaments as one tournament would."""
@@ -837,7 +874,8 @@ def field_table(
     width = max(len("strategy"), *(len(r["strategy"]) for r in table))
     head = (
         f"{'#':>3}  {'strategy':<{width}}  {'adv':>6}  {'adv −self':>9}  {'agree':>6}  "
-        f"{'agree zoa':>9}  {'nash':>6}  {'pareto':>6}  {'irrat':>5}  {'negs':>6}  "
+        f"{'agree zoa':>9}  {'agree gain':>10}  {'nash':>6}  {'pareto':>6}  {'irrat':>5}  "
+        f"{'negs':>6}  "
         f"{'N adv':>6}  {'err':>4}  {'stop':>4}"
     )
     out = [head, "-" * len(head)]
@@ -846,8 +884,9 @@ def field_table(
         out.append(
             f"{rank:>3}  {name:<{width}}  {cell(r['advantage']):>6}  "
             f"{cell(r['advantage_excluding_self_play']):>9}  {cell(r['agreement_rate']):>6}  "
-            f"{cell(r['agreement_rate_zoa']):>9}  {cell(r['nash_optimality']):>6}  "
-            f"{cell(r['pareto_optimality']):>6}  {r['irrational_agreements']:>5}  "
+            f"{cell(r['agreement_rate_zoa']):>9}  {cell(r['agreement_rate_gain']):>10}  "
+            f"{cell(r['nash_optimality']):>6}  {cell(r['pareto_optimality']):>6}  "
+            f"{r['irrational_agreements']:>5}  "
             f"{r['negotiations']:>6}  {cell(negmas_advantage.get(name)):>6}  "
             f"{seats.errors.get(name, 0):>4}  {seats.killed.get(name, 0):>4}"
         )
@@ -973,6 +1012,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     checked: dict[str, int] = {}
     timings: list[dict[str, Any]] = []
     played: list[Scenario] = []
+    measured: dict[str, ScenarioStats] = {}
     not_run: list[str] = []
     for index, scenario in enumerate(scenarios):
         spent = time.perf_counter() - began
@@ -983,7 +1023,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         start = time.perf_counter()
         side = negmas_scenario(scenario, f"d{index}")
         checked[scenario.name] = check_utilities(scenario, side)
-        stats = scenario_stats(*scenario.profiles)
+        stats = measured[scenario.name] = scenario_stats(*scenario.profiles)
         details = played_on(side, entrants, args)
         rows += rescore(scenario, stats, details, args.rounds, args.discounting, checks, seats)
         played.append(scenario)
@@ -1007,9 +1047,16 @@ def main(argv: Sequence[str] | None = None) -> None:
             break
     tournament_seconds = time.perf_counter() - began - screen_seconds
 
-    zoa = {s.name: scenario_stats(*s.profiles).has_zoa for s in played}
+    zoa = {name: stat.has_zoa for name, stat in measured.items()}
+    gains = {name: gains_exist(stat) for name, stat in measured.items()}
     names = [e.name for e in entrants]
-    table = with_counts(summary(rows, names, zoa), rows)
+    by_gain = {r["strategy"]: r["agreement_rate_zoa"] for r in summary(rows, names, gains)}
+    table = [
+        r | {"agreement_rate_gain": by_gain[r["strategy"]]}
+        for r in with_counts(summary(rows, names, zoa), rows)
+    ]
+    # with --versus the other entrants' negotiations against one another were not played
+    ceiling = None if args.versus else field_ceiling(rows, focus, zoa)
     if args.versus:  # the others' rows hold only their negotiations against it
         table = [r for r in table if r["strategy"] == focus]
     negmas_advantage = negmas_means(rows)
@@ -1051,6 +1098,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "errors": dict(seats.errors),
             "stopped": dict(seats.killed),
             "accord_vs_opponents": against,
+            "field_ceiling": None if ceiling is None else ceiling._asdict(),
             "engine_comparison": comparison,
             "timings": timings,
             "seconds": {
@@ -1079,12 +1127,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(
         "Ranked by Accord's metrics (accord.agents.tournament.summary, every seat held): "
         "adv = mean advantage, adv −self = without self-play, agree zoa = where a zone of "
-        "agreement exists, nash/pareto = mean optimality over agreements, irrat = irrational "
+        "agreement exists, agree gain = where some outcome gives both sides more than their "
+        "reservation, nash/pareto = mean optimality over agreements, irrat = irrational "
         "agreements, negs = negotiations, N adv = NegMAS's own final score (advantage, mean), "
         "err = negotiations it raised in, stop = stopped at --timeout."
     )
     print()
     print("\n".join(field_table(table, negmas_advantage, seats)))
+    if ceiling is not None and ceiling.seats:
+        agreed, held = ceiling
+        print(
+            f"\nThe field's ceiling for {focus}'s seats where a zone exists: {agreed / held:.3f} "
+            f"({held - agreed:,} of {held:,} not agreed): a seat counts as agreed when it, or any "
+            "entrant in the same seat against the same opponent (same domain, repetition and "
+            "opener), agreed without going below its own reservation."
+        )
     print(f"\n{focus} against each opponent (its advantage / the opponent's / agreement):")
     for line in against:
         print(
