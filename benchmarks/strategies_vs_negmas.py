@@ -246,15 +246,20 @@ class AccordNegotiator(_NegmasBase):  # type: ignore[misc]  # NegMAS's SAONegoti
 
 
 class EndBound(AccordNegotiator):
-    """Not a strategy but a bound (`--end-bound`): `accord` until its last `FINAL_ROUNDS`, and
-    in them, with the other side's utility function in hand (read from the mechanism, which no
-    strategy can do), it accepts any offer rational for itself and offers, of the outcomes
-    rational for itself, the one best for the other side. No end game played from where
-    `accord` stands agrees more often against the agents that decide by their own utility of
-    the offer, so its agreement rate bounds what a better end game could add."""
+    """Not a strategy but a bound (`--end-bound`): `accord` until its last `final_rounds`
+    (`FINAL_ROUNDS` by default), and in them, with the other side's utility function in hand
+    (read from the mechanism, which no strategy can do), it accepts any offer rational for
+    itself and offers, of the outcomes rational for itself, the one best for the other side. No
+    end game played from where `accord` stands agrees more often against the agents that decide
+    by their own utility of the offer, so its agreement rate bounds what a better end game could
+    add; with `final_rounds` the whole negotiation it is the most generous rational seat."""
+
+    def __init__(self, *args: Any, final_rounds: int = FINAL_ROUNDS, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.final_rounds = final_rounds
 
     def __call__(self, state: Any, dest: str | None = None) -> Any:
-        if state.step < self.nmi.n_steps - FINAL_ROUNDS:
+        if state.step < self.nmi.n_steps - self.final_rounds:
             return super().__call__(state, dest)
         sao = importlib.import_module("negmas.sao")
         mine = profile_of(self.ufun)
@@ -321,13 +326,16 @@ class Entrant:
     """`accord`, `negmas`, `anac20xx` or `anl`."""
 
 
-def accord_entrants(end_bound: bool = False) -> list[Entrant]:
+def accord_entrants(end_bound: int | None = None) -> list[Entrant]:
+    """Accord's six strategies; with `end_bound` (its final rounds), `EndBound` in the place
+    of `accord`."""
     entrants = [
         Entrant(PREFIX + name, AccordNegotiator, {"strategy": name}, "accord")
         for name in STRATEGIES
     ]
-    if end_bound:
-        bound = Entrant(BOUND, EndBound, {"strategy": "accord"}, "bound")
+    if end_bound is not None:
+        settings = {"strategy": "accord", "final_rounds": end_bound}
+        bound = Entrant(BOUND, EndBound, settings, "bound")
         entrants = [bound if e.name == PREFIX + "accord" else e for e in entrants]
     return entrants
 
@@ -814,10 +822,14 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--end-bound",
-        action="store_true",
-        help=f"{BOUND} in the place of {PREFIX}accord, playing it but for its last rounds, where "
-        "it reads the other side's utility function: how much agreement any end game could "
-        f"add; implies --versus {BOUND}",
+        type=int,
+        nargs="?",
+        const=FINAL_ROUNDS,
+        metavar="N",
+        help=f"{BOUND} in the place of {PREFIX}accord, playing it but for its last N rounds "
+        f"({FINAL_ROUNDS} when N is not given), where it reads the other side's utility "
+        "function: how much agreement any end game could add (N = --rounds: the most generous "
+        f"rational seat); implies --versus {BOUND}",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document instead")
     parser.add_argument(
@@ -827,7 +839,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help=f"where NegMAS is installed when missing (default: {shown(DEFAULT_VENV)})",
     )
     args = parser.parse_args(argv)
-    if args.end_bound:
+    if args.end_bound is not None:
+        if not 1 <= args.end_bound <= args.rounds:
+            parser.error(f"--end-bound takes 1 to --rounds ({args.rounds}) final rounds")
         if args.versus not in (None, BOUND):
             parser.error(f"--end-bound plays only {BOUND}'s negotiations: drop --versus")
         args.versus = BOUND
