@@ -2,8 +2,10 @@
 commit of a followed table, a sweep reads what a stopped process never followed, and F09 run by
 hand reads the rest; each envelope is read once, however often and by whomever."""
 
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -172,3 +174,47 @@ def test_a_case_follows_a_table_linked_and_moved_through_other_processes(
         second.client() as other,
     ):
         linked_then_moved(one, other, db, ada)
+
+
+def test_two_processes_linking_one_seat_at_once_link_it_once(
+    settings: Settings, clock: FakeClock, db: Database
+) -> None:
+    """Two cases ask at the same moment, through two processes, to follow the same seat: the
+    table's row is locked while the link is checked and made, so one is linked and the other
+    refused `already_linked`, never both and never an error."""
+    if not settings.database.startswith("postgresql"):
+        pytest.skip("several processes share a store only on PostgreSQL")
+    ada = make_principal(Principals(db, clock=clock), "ada")
+    with (
+        serve_in_thread(settings, clock) as first,
+        serve_in_thread(settings, clock) as second,
+        first.client() as one,
+        second.client() as other,
+    ):
+        for _ in range(3):
+            table = room(one, 120_000)
+            body = {
+                "protocol": "rooms",
+                "negotiation_id": table["room_id"],
+                "credential": table["candidate"],
+            }
+            cases = [(one, salary_case(one, ada)), (other, salary_case(other, ada))]
+            answers = linked_at_once(ada, cases, body)
+            outcomes = sorted(
+                (a.status_code, a.json().get("error", {}).get("code")) for a in answers
+            )
+            assert outcomes == [(201, None), (409, "already_linked")], [a.text for a in answers]
+
+
+def linked_at_once(
+    who: Principal, cases: list[tuple[httpx.Client, str]], body: JSONBody
+) -> list[httpx.Response]:
+    """Each (client, case) asks to link `body`'s seat, all released at the same moment."""
+    start = threading.Barrier(len(cases))
+
+    def ask(client: httpx.Client, case_id: str) -> httpx.Response:
+        start.wait()
+        return link(client, who, case_id, **body)
+
+    with ThreadPoolExecutor(len(cases)) as pool:
+        return list(pool.map(lambda pair: ask(*pair), cases))
