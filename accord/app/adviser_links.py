@@ -96,8 +96,8 @@ class AdviserLinks:
 
         def txn(conn: Connection) -> JSONBody:
             row = own(conn, caller, case_id, Action.WRITE, lock=True)
-            log_id = self._log_id(conn, body.protocol, body.negotiation_id, row.principal_id)
-            records.length_of(conn, log_id, lock=True)  # one link per seat, however many ask
+            # the table's row locked: one link per seat, however many ask
+            self._log_id(conn, body.protocol, body.negotiation_id, row.principal_id, lock=True)
             seat = self._seat(conn, body, row.principal_id)
             ensure_open(row)
             taken = rows.seat_link(conn, body.protocol, body.negotiation_id, seat)
@@ -145,9 +145,7 @@ class AdviserLinks:
 
         def read(conn: Connection) -> bool:
             for link in rows.case_links(conn, case_id):
-                table = records.length_of(
-                    conn, self._log_id(conn, link.protocol, link.negotiation_id, None)
-                )
+                table = self._length(conn, link)
                 if table is not None and table.seq > link.through_seq:
                     return True
             return False
@@ -308,19 +306,36 @@ class AdviserLinks:
     # -- the tables --------------------------------------------------------------------------
 
     def _log_id(
-        self, conn: Connection, protocol: str, negotiation_id: str, principal_id: str | None
+        self,
+        conn: Connection,
+        protocol: str,
+        negotiation_id: str,
+        principal_id: str | None,
+        *,
+        lock: bool = False,
     ) -> str:
         """The id of the table's log: a room's or a session's own id, an opportunity's
-        negotiation (the principal's own opportunity, when `principal_id` is given)."""
+        negotiation (the principal's own opportunity, when `principal_id` is given); `lock`
+        locks the log's row for this write."""
         if protocol == "intro":
             found = opportunity_rows.find_opportunity(conn, negotiation_id)
             if found is None or (principal_id is not None and seat_of(found, principal_id) is None):
                 raise refuse(RefusalCode.NOT_FOUND, NO_TABLE[protocol])
+            if lock:
+                records.length_of(conn, found.negotiation_id, lock=True)
             return found.negotiation_id
-        table = records.length_of(conn, negotiation_id)
+        table = records.length_of(conn, negotiation_id, lock=lock)
         if table is None or table.protocol != protocol:
             raise refuse(RefusalCode.NOT_FOUND, NO_TABLE[protocol])
         return negotiation_id
+
+    def _length(self, conn: Connection, link: rows.LinkRow) -> records.Length | None:
+        """How far a linked table's log runs: one read for a room or a session, whose link
+        was checked when it was made."""
+        if link.protocol == "intro":
+            log_id = self._log_id(conn, link.protocol, link.negotiation_id, None)
+            return records.length_of(conn, log_id)
+        return records.length_of(conn, link.negotiation_id)
 
     def _seat(self, conn: Connection, body: LinkInput, principal_id: str) -> str:
         """The seat the credential opens (never kept): `forbidden` when it opens none."""
